@@ -1,0 +1,3 @@
+"""`village` commands; see kernel/cli/__init__.py."""
+
+COMMANDS: tuple = ()

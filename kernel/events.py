@@ -1,0 +1,253 @@
+"""The closed set of event kinds, and their canonical msgpack codec.
+
+An event is an immutable value; the log stores nothing else. This module
+owns what an event may hold and how it becomes bytes: maps with sorted
+keys, integers and text, never a float (grams are milligrams, distances
+are thousandths of a cell) and never a wall-clock value, so the same run
+is the same bytes on every machine. A kind not listed here is refused
+when read. It must not import the log, the world, an oracle or the store.
+
+Adding a kind: write a frozen dataclass with a `kind` class name below and
+add it to `KINDS`. Changing a kind's fields is a format change: bump
+`FORMAT` in kernel/log and give the old shape an upcaster.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import msgpack
+
+from kernel.errors import EventError
+
+
+class Event:
+    """Base of every event kind. Subclasses are frozen, slotted dataclasses."""
+
+    kind: ClassVar[str] = ""
+
+
+# --- the world --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Founded(Event):
+    """A villager begins its life at this tick, on cell (x, y)."""
+
+    kind: ClassVar[str] = "founded"
+    villager: int
+    name: str
+    x: int
+    y: int
+
+
+@dataclass(frozen=True, slots=True)
+class Walked(Event):
+    kind: ClassVar[str] = "walked"
+    villager: int
+    from_x: int
+    from_y: int
+    to_x: int
+    to_y: int
+
+
+@dataclass(frozen=True, slots=True)
+class Ate(Event):
+    """Mouthfuls eaten from the food on cell (x, y); milligrams, not grams, so no floats."""
+
+    kind: ClassVar[str] = "ate"
+    villager: int
+    x: int
+    y: int
+    mouthfuls: int
+    milligrams: int
+
+
+@dataclass(frozen=True, slots=True)
+class Gave(Event):
+    """Parcels handed from one villager's hands into another's."""
+
+    kind: ClassVar[str] = "gave"
+    giver: int
+    receiver: int
+    parcels: int
+    milligrams: int
+
+
+@dataclass(frozen=True, slots=True)
+class Took(Event):
+    """Parcels taken out of another villager's hands."""
+
+    kind: ClassVar[str] = "took"
+    taker: int
+    owner: int
+    parcels: int
+    milligrams: int
+
+
+@dataclass(frozen=True, slots=True)
+class CameIntoSight(Event):
+    """`seen` came within `viewer`'s sight radius, `millicells` thousandths of a cell off."""
+
+    kind: ClassVar[str] = "came_into_sight"
+    viewer: int
+    seen: int
+    millicells: int
+
+
+@dataclass(frozen=True, slots=True)
+class WentOutOfSight(Event):
+    kind: ClassVar[str] = "went_out_of_sight"
+    viewer: int
+    seen: int
+
+
+# --- the mind: what models answered, what the seam said, what was written ----
+
+
+@dataclass(frozen=True, slots=True)
+class Answered(Event):
+    """A model's answer to one call, beside the sha256 of the exact prompt bytes.
+
+    Durations and token counts are not here: they belong to exemplars, so a
+    recorded run and its replay are the same bytes.
+    """
+
+    kind: ClassVar[str] = "answered"
+    villager: int
+    purpose: str          # "questions" or "statement"
+    index: int            # 0 for the questions call; the question's number for a statement
+    model: str
+    digest: str
+    seed: int
+    prompt_sha256: str
+    text: str
+    done_reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal(Event):
+    """An answer refused whole: by `shaped` (not the shape asked for), `cites` or `depth`."""
+
+    kind: ClassVar[str] = "refusal"
+    villager: int
+    purpose: str
+    index: int
+    check: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Thought(Event):
+    """An accepted statement, become a memory row of kind `thought`."""
+
+    kind: ClassVar[str] = "thought"
+    id: int
+    villager: int
+    text: str
+    weight: int
+    depth: int
+    about: tuple[int, ...]
+    drawn_from: tuple[int, ...]
+
+
+KINDS: dict[str, type[Event]] = {
+    c.kind: c
+    for c in (Founded, Walked, Ate, Gave, Took, CameIntoSight, WentOutOfSight,
+              Answered, Refusal, Thought)
+}
+
+
+# --- codec ----------------------------------------------------------------
+
+
+def _check(v: Any, where: str) -> Any:
+    """Refuse what has no canonical bytes (floats, sets, unknown objects)."""
+    if v is None or isinstance(v, bool | int | str | bytes):
+        return v
+    if isinstance(v, tuple | list):
+        return [_check(x, where) for x in v]
+    if isinstance(v, dict):
+        return {k: _check(v[k], where) for k in sorted(v)}
+    raise EventError(f"an event holds only integers, text, bytes and lists of them, "
+                     f"but {where} is {type(v).__name__} {v!r}")
+
+
+def to_map(e: Event) -> dict[str, Any]:
+    """An event as a plain map with sorted keys, its kind under "kind"."""
+    if type(e).kind not in KINDS or KINDS[type(e).kind] is not type(e):
+        raise EventError(f"not an event of a known kind: {e!r}")
+    d: dict[str, Any] = {"kind": e.kind}
+    for f in dataclasses.fields(e):
+        d[f.name] = _check(getattr(e, f.name), f"{e.kind}.{f.name}")
+    return {k: d[k] for k in sorted(d)}
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    h = _HINTS.get(cls)
+    if h is None:
+        h = _HINTS[cls] = typing.get_type_hints(cls)
+    return h
+
+
+def _coerce(v: Any, t: Any, where: str) -> Any:
+    origin = typing.get_origin(t)
+    if origin is tuple:
+        if not isinstance(v, list | tuple):
+            raise EventError(f"{where} must be a list, not {type(v).__name__} {v!r}")
+        (inner, _) = typing.get_args(t)
+        return tuple(_coerce(x, inner, where) for x in v)
+    if origin in (typing.Union, types.UnionType):
+        for a in typing.get_args(t):
+            if a is type(None) and v is None:
+                return None
+        return _coerce(v, [a for a in typing.get_args(t) if a is not type(None)][0], where)
+    if t is int and (type(v) is not int):
+        raise EventError(f"{where} must be an integer, not {type(v).__name__} {v!r}")
+    if t is str and not isinstance(v, str):
+        raise EventError(f"{where} must be text, not {type(v).__name__} {v!r}")
+    if t is bool and not isinstance(v, bool):
+        raise EventError(f"{where} must be true or false, not {v!r}")
+    return v
+
+
+def from_map(d: Any) -> Event:
+    """The event a map describes; an unknown kind or a field out of place is refused."""
+    if not isinstance(d, dict):
+        raise EventError(f"an event is a map, not {type(d).__name__}")
+    kind = d.get("kind")
+    cls = KINDS.get(kind)  # type: ignore[arg-type]
+    if cls is None:
+        raise EventError(f"unknown event kind {kind!r}: the known kinds are {', '.join(sorted(KINDS))}")
+    hints = _hints(cls)
+    names = [f.name for f in dataclasses.fields(cls)]
+    extra = sorted(set(d) - set(names) - {"kind"})
+    missing = [n for n in names if n not in d]
+    if extra or missing:
+        raise EventError(f"a {kind} event has fields {', '.join(names)}; "
+                         f"got extra {extra} and missing {missing}")
+    return cls(**{n: _coerce(d[n], hints[n], f"{kind}.{n}") for n in names})
+
+
+def pack(v: Any) -> bytes:
+    """Canonical msgpack bytes of a plain value (maps sorted by key, no floats)."""
+    return msgpack.packb(_check(v, "value"), use_bin_type=True)
+
+
+def unpack(b: bytes) -> Any:
+    return msgpack.unpackb(b, raw=False, strict_map_key=True)
+
+
+def encode(e: Event) -> bytes:
+    return pack(to_map(e))
+
+
+def decode(b: bytes) -> Event:
+    return from_map(unpack(b))

@@ -1,0 +1,368 @@
+"""Opening, reading, verifying and appending to one run's log file.
+
+The log is the only truth of a run: every other table is folded from it.
+This module owns the file: its creation (header frame, fsync of the file
+and its folder), the single-writer lock, appending one frame per tick with
+one write, fsync at commit points, repair of a torn tail on open, refusal
+of any other damage, and streaming reads. It knows the shape of a header
+and of a tick frame, and hands events to kernel.events to decode; it does
+not know what a world or a memory is.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from kernel import events as ev
+from kernel.errors import LogCorrupt, LogError, LogLocked
+from kernel.log.frame import FORMAT, MAGIC, ZERO, Frame, Tail, frame_bytes, scan, unpack_payload
+
+S = TypeVar("S")
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """Frame 0: the format version, the digest of the run's config, the world seed."""
+
+    format: int
+    config_digest: str
+    seed: int
+
+    def to_map(self) -> dict[str, Any]:
+        return {"config_digest": self.config_digest, "format": self.format, "seed": self.seed}
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """One tick frame, decoded."""
+
+    index: int
+    offset: int
+    tick: int
+    events: tuple[ev.Event, ...]
+    chain: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """What a verified log holds."""
+
+    header: Header
+    frames: int          # header included
+    ticks: int
+    events: int
+    bytes: int           # bytes of whole frames, magic included
+    head: bytes          # chain value of the last frame: the run's name
+    first_tick: int | None
+    last_tick: int | None
+    tail: Tail
+
+    @property
+    def head_hex(self) -> str:
+        return self.head.hex()
+
+
+def _header(frame: Frame) -> Header:
+    m = unpack_payload(frame)
+    if not isinstance(m, dict) or set(m) != {"config_digest", "format", "seed"}:
+        raise LogCorrupt(f"frame 0 at byte {frame.offset}: not a log header", frame=0, offset=frame.offset)
+    if m["format"] != FORMAT:
+        raise LogCorrupt(f"frame 0 at byte {frame.offset}: log format {m['format']!r}, and this "
+                         f"kernel reads format {FORMAT}", frame=0, offset=frame.offset)
+    return Header(format=m["format"], config_digest=m["config_digest"], seed=m["seed"])
+
+
+def _tick_map(frame: Frame) -> tuple[int, list]:
+    m = unpack_payload(frame)
+    if (not isinstance(m, dict) or set(m) != {"events", "tick"} or type(m["tick"]) is not int
+            or not isinstance(m["events"], list)):
+        raise LogCorrupt(f"frame {frame.index} at byte {frame.offset}: not a tick frame",
+                         frame=frame.index, offset=frame.offset)
+    return m["tick"], m["events"]
+
+
+def _decode_tick(frame: Frame) -> Tick:
+    tick, maps = _tick_map(frame)
+    try:
+        events = tuple(ev.from_map(x) for x in maps)
+    except LogError:
+        raise
+    except Exception as e:
+        raise LogCorrupt(f"frame {frame.index} at byte {frame.offset} (tick {tick}): {e}",
+                         frame=frame.index, offset=frame.offset) from None
+    return Tick(index=frame.index, offset=frame.offset, tick=tick, events=events, chain=frame.chain)
+
+
+class _Walk:
+    """One streaming pass over a file: header, ticks in order, tail."""
+
+    def __init__(self, fh):
+        self.gen = scan(fh)
+        self.tail: Tail | None = None
+        self.header: Header | None = None
+
+    def frames(self) -> Iterator[Frame]:
+        try:
+            while True:
+                yield next(self.gen)
+        except StopIteration as stop:
+            self.tail = stop.value
+
+
+def _open_read(path: str | os.PathLike):
+    try:
+        return open(path, "rb", buffering=1 << 20)
+    except FileNotFoundError:
+        raise LogError(f"no log at {path}") from None
+
+
+def read_ticks(path: str | os.PathLike, *, from_tick: int | None = None) -> Iterator[Tick]:
+    """Every tick frame of a log in order (from `from_tick` on), checking the chain as it goes.
+
+    A torn tail ends the read quietly at the last whole frame (a writer may be
+    mid-append); damage raises LogCorrupt.
+    """
+    with _open_read(path) as fh:
+        walk = _Walk(fh)
+        last = None
+        for fr in walk.frames():
+            if fr.index == 0:
+                _header(fr)
+                continue
+            t = _decode_tick(fr)
+            if last is not None and t.tick <= last:
+                raise LogCorrupt(f"frame {fr.index} at byte {fr.offset}: tick {t.tick} does not come "
+                                 f"after tick {last}", frame=fr.index, offset=fr.offset)
+            last = t.tick
+            if from_tick is None or t.tick >= from_tick:
+                yield t
+
+
+def read_events(path: str | os.PathLike, *, from_tick: int | None = None) -> Iterator[tuple[int, ev.Event]]:
+    """Every event of a log as (tick, event), in log order."""
+    for t in read_ticks(path, from_tick=from_tick):
+        for e in t.events:
+            yield t.tick, e
+
+
+def read_header(path: str | os.PathLike) -> Header:
+    with _open_read(path) as fh:
+        for fr in _Walk(fh).frames():
+            return _header(fr)
+    raise LogError(f"{path} has no header frame: it is empty or was cut off while being created")
+
+
+def fold(items: Iterable[Any], step: Callable[[S, Any], S], state: S) -> S:
+    """Fold items into a state with a pure `step(state, item) -> state`."""
+    for x in items:
+        state = step(state, x)
+    return state
+
+
+def verify(path: str | os.PathLike) -> Summary:
+    """Check every frame of a log without changing it; count frames, ticks and events.
+
+    Streams the file: memory does not grow with the log's length.
+    """
+    with _open_read(path) as fh:
+        walk = _Walk(fh)
+        header = None
+        ticks = events = 0
+        first = last = None
+        head = ZERO
+        known = ev.KINDS
+        for fr in walk.frames():
+            head = fr.chain
+            if fr.index == 0:
+                header = _header(fr)
+                continue
+            tick, maps = _tick_map(fr)
+            if last is not None and tick <= last:
+                raise LogCorrupt(f"frame {fr.index} at byte {fr.offset}: tick {tick} does not come "
+                                 f"after tick {last}", frame=fr.index, offset=fr.offset)
+            for m in maps:
+                if not isinstance(m, dict) or m.get("kind") not in known:
+                    k = m.get("kind") if isinstance(m, dict) else m
+                    raise LogCorrupt(f"frame {fr.index} at byte {fr.offset} (tick {tick}): unknown "
+                                     f"event kind {k!r}", frame=fr.index, offset=fr.offset)
+            if first is None:
+                first = tick
+            last = tick
+            ticks += 1
+            events += len(maps)
+        tail = walk.tail
+        if header is None:
+            raise LogError(f"{path} has no header frame: it is empty or was cut off while being created")
+        return Summary(header=header, frames=tail.frames, ticks=ticks, events=events,
+                       bytes=tail.offset, head=head, first_tick=first, last_tick=last, tail=tail)
+
+
+@dataclass(frozen=True, slots=True)
+class Recovery:
+    """What opening a log for append found at its end."""
+
+    cut_bytes: int       # bytes of a torn tail cut away (0: the log ended cleanly)
+    at_offset: int
+    frames: int
+
+    def __str__(self) -> str:
+        if not self.cut_bytes:
+            return f"the log ends cleanly after {self.frames} frames"
+        return (f"a torn tail of {self.cut_bytes} bytes after frame {self.frames - 1} was cut back "
+                f"to byte {self.at_offset}")
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path.parent or ".", os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class LogWriter:
+    """The one writer of a log: appends a frame per tick, fsyncs at commit points.
+
+    A commit point is every `commit_every` frames (0: none by count), the last
+    tick of every day (`ticks_per_day`), an explicit `sync()`, and `close()`.
+    `durable_tick` is the last tick known to be on disk.
+    """
+
+    def __init__(self, path: Path, fd: int, header: Header, head: bytes, frames: int,
+                 last_tick: int | None, recovery: Recovery, *, commit_every: int, ticks_per_day: int):
+        self.path = path
+        self._fd = fd
+        self.header = header
+        self.head = head
+        self.frames = frames
+        self.last_tick = last_tick
+        self.durable_tick = last_tick
+        self.recovery = recovery
+        self.commit_every = commit_every
+        self.ticks_per_day = ticks_per_day
+        self._since_sync = 0
+
+    # -- opening ------------------------------------------------------------
+
+    @staticmethod
+    def _lock(fd: int, path: Path) -> None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            os.close(fd)
+            if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise LogLocked(f"{path} is held by another writer: a log has one writer at a time") from None
+            raise
+
+    @classmethod
+    def create(cls, path: str | os.PathLike, *, config_digest: str, seed: int,
+               commit_every: int = 0, ticks_per_day: int = 2000) -> LogWriter:
+        """Create a new log with its header frame; refuse if the file exists."""
+        path = Path(path)
+        if type(seed) is not int:
+            raise LogError(f"a world seed is an integer, not {seed!r}")
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+        except FileExistsError:
+            raise LogError(f"{path} already exists: a run writes a new log (remove it, or pick another path)") from None
+        cls._lock(fd, path)
+        header = Header(format=FORMAT, config_digest=config_digest, seed=seed)
+        data, head = frame_bytes(ZERO, ev.pack(header.to_map()))
+        _write_all(fd, MAGIC + data)
+        os.fsync(fd)
+        _fsync_dir(path)
+        return cls(path, fd, header, head, 1, None, Recovery(0, len(MAGIC) + len(data), 1),
+                   commit_every=commit_every, ticks_per_day=ticks_per_day)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike, *, commit_every: int = 0, ticks_per_day: int = 2000) -> LogWriter:
+        """Open an existing log for append: check it whole, cut a torn tail, refuse damage."""
+        path = Path(path)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_APPEND)
+        except FileNotFoundError:
+            raise LogError(f"no log at {path}") from None
+        cls._lock(fd, path)
+        try:
+            with open(os.dup(fd), "rb", buffering=1 << 20) as fh:
+                walk = _Walk(fh)
+                header = None
+                last = None
+                for fr in walk.frames():
+                    if fr.index == 0:
+                        header = _header(fr)
+                    else:
+                        tick, _ = _tick_map(fr)
+                        if last is not None and tick <= last:
+                            raise LogCorrupt(f"frame {fr.index} at byte {fr.offset}: tick {tick} does "
+                                             f"not come after tick {last}", frame=fr.index, offset=fr.offset)
+                        last = tick
+                tail = walk.tail
+            if header is None:
+                raise LogError(f"{path} has no header frame: it was cut off while being created; "
+                               f"remove it and run again")
+            if tail.torn:
+                os.ftruncate(fd, tail.offset)
+                os.fsync(fd)
+            rec = Recovery(tail.size, tail.offset, tail.frames)
+            return cls(path, fd, header, tail.head, tail.frames, last, rec,
+                       commit_every=commit_every, ticks_per_day=ticks_per_day)
+        except BaseException:
+            os.close(fd)
+            raise
+
+    # -- writing ------------------------------------------------------------
+
+    def append(self, tick: int, events: Iterable[ev.Event]) -> bytes:
+        """Append one tick's frame with one write; return the new head hash."""
+        if self._fd < 0:
+            raise LogError(f"{self.path} is closed")
+        if type(tick) is not int or tick < 0:
+            raise LogError(f"a tick is an integer >= 0, not {tick!r}")
+        if self.last_tick is not None and tick <= self.last_tick:
+            raise LogError(f"tick {tick} does not come after tick {self.last_tick}, the log's last")
+        payload = ev.pack({"events": [ev.to_map(e) for e in events], "tick": tick})
+        data, chain = frame_bytes(self.head, payload)
+        _write_all(self._fd, data)
+        self.head = chain
+        self.frames += 1
+        self.last_tick = tick
+        self._since_sync += 1
+        if ((self.commit_every and self._since_sync >= self.commit_every)
+                or (self.ticks_per_day and (tick + 1) % self.ticks_per_day == 0)):
+            self.sync()
+        return chain
+
+    def sync(self) -> None:
+        if self._fd >= 0 and self._since_sync:
+            os.fsync(self._fd)
+            self._since_sync = 0
+        self.durable_tick = self.last_tick
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            try:
+                self.sync()
+            finally:
+                os.close(self._fd)
+                self._fd = -1
+
+    def __enter__(self) -> LogWriter:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    # One write per frame; the loop only matters if the kernel takes part of it.
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
