@@ -57,7 +57,11 @@ class Walked(Event):
 
 @dataclass(frozen=True, slots=True)
 class Ate(Event):
-    """Mouthfuls eaten from the food on cell (x, y); milligrams, not grams, so no floats."""
+    """Mouthfuls eaten on cell (x, y); milligrams, not grams, so no floats.
+
+    The food is the cell's, or, when the cell is bare, parcels out of the
+    villager's own hands: either way it was eaten there.
+    """
 
     kind: ClassVar[str] = "ate"
     villager: int
@@ -65,6 +69,28 @@ class Ate(Event):
     y: int
     mouthfuls: int
     milligrams: int
+
+
+@dataclass(frozen=True, slots=True)
+class Gathered(Event):
+    """Parcels picked up from the food on cell (x, y) into the villager's hands."""
+
+    kind: ClassVar[str] = "gathered"
+    villager: int
+    x: int
+    y: int
+    parcels: int
+    milligrams: int
+
+
+@dataclass(frozen=True, slots=True)
+class Begged(Event):
+    """A hungry villager with nothing to eat asked aloud for food, on cell (x, y)."""
+
+    kind: ClassVar[str] = "begged"
+    villager: int
+    x: int
+    y: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +183,7 @@ class Thought(Event):
 
 KINDS: dict[str, type[Event]] = {
     c.kind: c
-    for c in (Founded, Walked, Ate, Gave, Took, CameIntoSight, WentOutOfSight,
+    for c in (Founded, Walked, Ate, Gathered, Begged, Gave, Took, CameIntoSight, WentOutOfSight,
               Answered, Refusal, Thought)
 }
 
