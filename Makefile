@@ -25,5 +25,20 @@ lint: setup
 bench: setup
 	$(BIN)/python -m bench
 
+# Re-run every committed scenario with the replay oracle (no model) and
+# compare each log's head hash with the digest committed in fixtures/.
+replay: setup
+	$(BIN)/village replay
+
+# A live run against a local Ollama server ($$OLLAMA_HOST or configs/models.json).
+LIVE ?= day-of-three
+live: setup
+	$(BIN)/village run $(LIVE) --oracle ollama
+
+# Re-record every committed scenario with the embedded model (llama.cpp).
+RECORDED := day-of-three five-days-of-halla day-of-twenty-four
+record: setup
+	for s in $(RECORDED); do $(BIN)/village run $$s --oracle llamacpp --record || exit 1; done
+
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,3 +1,179 @@
-"""`village` commands; see kernel/cli/__init__.py."""
+"""`village run` and `village replay`: run a scenario against a model, replay a recording.
 
-COMMANDS: tuple = ()
+Thin: parse, load the scenario, make the oracle, call kernel.mind, print.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import click
+from tqdm import tqdm
+
+from kernel import config
+from kernel.errors import ReplayMismatch, VillageError
+from kernel.mind import run as mrun
+from kernel.mind import scenario as msc
+from kernel.mind.reflect import Round
+from kernel.oracle import make
+
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+
+def _round_lines(rnd: Round) -> list[str]:
+    return [f"  {r.name:<8} round at tick {rnd.now:>6}: {r.calls} calls, {r.embedded} embeddings, "
+            f"{r.thoughts} thoughts written, {r.refusals} statements refused"
+            for r in rnd.reflections]
+
+
+def _cost_lines(oracle, pace: int) -> list[str]:
+    out = ["", f"  what the rounds cost, at {pace} ticks a second (measured here; yours will differ)",
+           f"  {'':>4} {'call':<26} {'model':<30} {'took':>9} {'ticks':>8} {'tokens in/out':>14}"]
+    total = 0
+    for i, c in enumerate(oracle.costs, start=1):
+        total += c.took_ns
+        what = f"{c.kind} {c.purpose}"
+        out.append(f"  {i:>4} {what:<26} {c.model:<30} {c.took_ns / 1e9:>8.3f}s "
+                   f"{c.took_ns / 1e9 * pace:>8.1f} {c.tokens_in:>7}/{c.tokens_out:<6}")
+    out.append(f"  {'':>4} {'all':<26} {'':<30} {total / 1e9:>8.3f}s {total / 1e9 * pace:>8.1f}")
+    out.append(f"  {oracle.calls} calls and {oracle.embeddings} embeddings; the resident model "
+               f"changed {oracle.model_changes} times")
+    return out
+
+
+def _bar(total: int, desc: str):
+    return tqdm(total=total, desc=desc, unit="tick", file=sys.stderr, leave=False,
+                disable=not sys.stderr.isatty())
+
+
+@click.command("run", context_settings=CONTEXT)
+@click.argument("scenario")
+@click.option("--oracle", "backend", type=click.Choice(["replay", "ollama", "llamacpp"]),
+              default="replay", show_default=True, help="Who answers the model calls.")
+@click.option("--record", is_flag=True,
+              help="Record every call into the scenario's exemplar file and its head hash "
+                   "into its scenario.json (live backends only).")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="Where the run's log goes (default: a new file under runs/).")
+@click.option("--cap", type=click.IntRange(min=0), default=None,
+              help="Run under this depth cap instead of the scenario's (0: no cap).")
+@click.option("--accept-digest", is_flag=True, help="Run a model whose digest is not the pinned one.")
+def run_cmd(scenario: str, backend: str, record: bool, out: str | None, cap: int | None,
+            accept_digest: bool) -> None:
+    """Run SCENARIO (a folder in fixtures/) for its ticks, reflecting where villagers are due."""
+    try:
+        sc = msc.load(scenario)
+        if record and backend == "replay":
+            raise click.UsageError("--record needs a live oracle: --oracle llamacpp or ollama")
+        models = config.load(sc.raw["models"] if "models" in sc.raw else "models")
+        oracle = make(backend, models, replay_from=sc.exemplars if backend == "replay" else None,
+                      record_to=sc.exemplars if record else None, accept_digest=accept_digest)
+        st = sc.settings if cap is None else sc.settings.with_cap(cap)
+        path = Path(out) if out else _new_run_path(sc.name)
+        click.echo(f"{sc.name}: {sc.ticks} ticks, {len(sc.world.people)} villagers, oracle {backend}"
+                   f"{' (recording)' if record else ''}, log {path}")
+        t0 = time.perf_counter()
+        with _bar(sc.ticks, sc.name) as bar:
+            report = mrun.run(sc, oracle, path, st=st, progress=bar.update,
+                              on_round=lambda r: [click.echo(x) for x in _round_lines(r)])
+        took = time.perf_counter() - t0
+    except VillageError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"  {report.ticks} ticks, {report.events} events, {report.thoughts} thoughts written "
+               f"in {took:.1f}s")
+    click.echo(f"  head {report.head_hex}")
+    if backend != "replay":
+        for line in _cost_lines(oracle, sc.world.ticks_per_second):
+            click.echo(line)
+    if record:
+        oracle.save()
+        label = {"backend": backend, "models": oracle.document()["models"]}
+        msc.write_digest(sc, report.head_hex, recorded_with=label)
+        click.echo(f"  recorded {oracle.calls} calls and {oracle.embeddings} embeddings to "
+                   f"{_shown(sc.exemplars)}; head hash written to {_shown(sc.folder / 'scenario.json')}")
+
+
+def _shown(p: Path) -> str:
+    try:
+        return str(p.resolve().relative_to(config.home().resolve()))
+    except ValueError:
+        return str(p)
+
+
+def _new_run_path(name: str) -> Path:
+    d = config.home() / "runs"
+    d.mkdir(exist_ok=True)
+    stamp = 0
+    while (p := d / f"{name}-{stamp}.log").exists():
+        stamp += 1
+    return p
+
+
+def replay_one(name: str, where: Path, echo=click.echo) -> bool:
+    """Replay one committed scenario into `where`; print its accounting; True when it matched."""
+    sc = msc.load(name)
+    if sc.exemplars is None:
+        raise VillageError(f"scenario {name} has no recording to replay")
+    oracle = make("replay", replay_from=sc.exemplars)
+    path = where / f"{sc.name}.log"
+    if path.exists():
+        path.unlink()
+    with _bar(sc.ticks, sc.name) as bar:
+        report = mrun.run(sc, oracle, path, progress=bar.update, keep_going=True)
+    before = sum(report.rows.values()) - report.thoughts
+    after = sum(report.rows.values())
+    echo(f"{sc.name}: {sc.description}")
+    for rnd in report.rounds:
+        for line in _round_lines(rnd):
+            echo(line)
+    echo(f"  {oracle.read} calls read off the recording ({oracle.total} in it), "
+         f"{oracle.matched} requests rendered here that were the recorded bytes, "
+         f"{report.statements} statements checked, {report.thoughts} thoughts written: "
+         f"{before} rows before, {after} after")
+    if report.stopped is not None:
+        what = "replay" if isinstance(report.stopped, ReplayMismatch) else "run"
+        echo(f"  DIFFERS: the {what} stopped at tick {report.ticks}: {report.stopped}")
+        return False
+    if oracle.unread:
+        echo(f"  DIFFERS: {oracle.unread} recorded calls were never asked for")
+        return False
+    if report.head_hex != sc.head_sha256:
+        echo(f"  DIFFERS: head {report.head_hex}, and the committed digest is {sc.head_sha256}")
+        return False
+    echo(f"  head {report.head_hex}: the committed digest, byte for byte")
+    return True
+
+
+@click.command("replay", context_settings=CONTEXT)
+@click.argument("scenarios", nargs=-1)
+@click.option("--keep", type=click.Path(file_okay=False), default=None,
+              help="Keep the replayed logs in this folder (default: a temporary one).")
+def replay_cmd(scenarios: tuple[str, ...], keep: str | None) -> None:
+    """Replay committed scenarios (default: every one) and compare each head hash with its digest.
+
+    Exit non-zero at any difference, naming the first one.
+    """
+    try:
+        names = list(scenarios) or msc.committed()
+        if not names:
+            raise click.ClickException("no committed scenario has a recording to replay")
+        failed = []
+        with tempfile.TemporaryDirectory(prefix="village-replay-") as tmp:
+            where = Path(keep) if keep else Path(tmp)
+            where.mkdir(parents=True, exist_ok=True)
+            for name in names:
+                if not replay_one(name, where):
+                    failed.append(name)
+    except VillageError as e:
+        raise click.ClickException(str(e)) from None
+    if failed:
+        click.echo(f"{len(failed)} of {len(names)} scenarios differ from their recording, "
+                   f"first {failed[0]}", err=True)
+        sys.exit(1)
+    click.echo(f"{len(names)} scenarios replayed, every one to its committed head hash")
+
+
+COMMANDS = (run_cmd, replay_cmd)

@@ -1,0 +1,210 @@
+"""One reflection round: every villager due at a tick makes something of its day.
+
+This module owns the order of a round and nothing else: which calls are
+made, in which order, with which bytes, and what becomes of each answer.
+A model's text becomes a value only through `kernel.seam.shaped`; a
+statement becomes a row only through `laws.cite` and `laws.reflected`.
+The round writes nothing: it returns the events to append and the vectors
+to keep, so a round that fails half-way (a server gone, a replay that
+does not match) leaves no trace, and the log stays as it was.
+
+Calls are grouped by the model that answers them across every villager
+due at the tick: all questions calls, then one embedding call (the
+questions, and every row of theirs not yet embedded), then all statement
+calls, then one embedding call for the accepted thoughts. A village's
+round changes the resident model four times, not three times a villager.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kernel import events as ev
+from kernel import laws
+from kernel.errors import Refused
+from kernel.mind.settings import Settings
+from kernel.oracle.base import Ask, Said
+from kernel.seam import DRAWN_SCHEMA, QUESTIONS, STATEMENT, Rendered, asked_schema, render, shaped
+
+
+@dataclass(frozen=True, slots=True)
+class Due:
+    villager: int
+    name: str
+
+
+@dataclass(slots=True)
+class Statement:
+    """One question of one villager's reflection, and what became of it."""
+
+    index: int
+    question: str
+    ranked: tuple[laws.Ranked, ...] = ()
+    prompt: Rendered | None = None
+    said: Said | None = None
+    statement: str | None = None
+    cites: tuple[int, ...] = ()
+    verdict: laws.Verdict | None = None
+    refused: str | None = None         # "check: reason" when refused, by shaped or the seam
+    row: laws.Memory | None = None
+
+
+@dataclass(slots=True)
+class Reflection:
+    """One villager's part of a round."""
+
+    villager: int
+    name: str
+    now: int
+    seed: int
+    rows: int                          # rows of its stream at ticks up to now, when the round began
+    window: tuple[laws.Memory, ...]
+    prompt: Rendered
+    said: Said | None = None
+    questions: tuple[str, ...] = ()
+    refused: str | None = None
+    statements: list[Statement] = field(default_factory=list)
+    embedded: int = 0
+
+    @property
+    def calls(self) -> int:
+        return (1 if self.said else 0) + sum(1 for s in self.statements if s.said)
+
+    @property
+    def thoughts(self) -> int:
+        return sum(1 for s in self.statements if s.row is not None)
+
+    @property
+    def refusals(self) -> int:
+        return sum(1 for s in self.statements if s.refused) + (1 if self.refused else 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    now: int
+    reflections: tuple[Reflection, ...]
+    events: tuple[ev.Event, ...]
+    thoughts: tuple[laws.Memory, ...]
+    vectors: Mapping[int, np.ndarray]   # new vectors, by row id: rows embedded and thoughts
+
+
+def _ask(st: Settings, purpose: str, prompt: Rendered, schema: bytes, seed: int) -> Ask:
+    return Ask(purpose=purpose, model=st.generate_model, prompt=prompt.bytes, schema=schema,
+               seed=seed, temperature=st.temperature, limit=st.limit, context=st.context)
+
+
+def _answered(r: Reflection, purpose: str, index: int, prompt: Rendered, said: Said) -> ev.Answered:
+    return ev.Answered(villager=r.villager, purpose=purpose, index=index, model=said.model,
+                       digest=said.digest, seed=r.seed, prompt_sha256=prompt.sha256,
+                       text=said.text, done_reason=said.done_reason)
+
+
+def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[laws.Memory]],
+                  vectors: Mapping[int, np.ndarray], oracle, st: Settings, next_id: int) -> Round:
+    """Run one round at tick `now` for every villager in `due`, in the order given.
+
+    `streams` holds each villager's rows (only its own); `vectors` the rows
+    already embedded; `next_id` the identity the first thought takes.
+    """
+    mine = {d.villager: tuple(m for m in streams.get(d.villager, ()) if m.tick <= now) for d in due}
+    refl: list[Reflection] = []
+
+    # Phase 1: every questions call.
+    for d in due:
+        window = laws.recent(mine[d.villager], now, st.recent)
+        prompt = render(QUESTIONS, name=d.name, memories=window, count=st.questions)
+        r = Reflection(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
+                       rows=len(mine[d.villager]), window=window, prompt=prompt)
+        if not window:
+            r.refused = "window: nothing remembered yet"
+            refl.append(r)
+            continue
+        schema = asked_schema(st.questions)
+        r.said = oracle.generate(_ask(st, "questions", prompt, schema, r.seed))
+        try:
+            r.questions = tuple(shaped(r.said, schema)["questions"])
+        except Refused as e:
+            r.refused = f"shaped: {e}"
+        refl.append(r)
+
+    # Phase 2: one embedding call for every question and every row not yet embedded.
+    fresh = sorted({m.id: m for d in due for m in mine[d.villager] if m.id not in vectors}.values(),
+                   key=lambda m: m.id)
+    qtexts = [q for r in refl for q in r.questions]
+    new: dict[int, np.ndarray] = {}
+    qvecs: list[np.ndarray] = []
+    texts = [m.text for m in fresh] + qtexts
+    if texts and any(r.questions for r in refl):
+        mat = oracle.embed(st.embed_model, texts, purpose="memories and questions")
+        for i, m in enumerate(fresh):
+            new[m.id] = mat[i]
+        qvecs = list(mat[len(fresh):])
+        for r in refl:
+            r.embedded = sum(1 for m in fresh if m.villager == r.villager) + len(r.questions)
+
+    # Phase 3: for every question, bring memories to mind and make the statement call.
+    qi = 0
+    for r in refl:
+        if not r.questions:
+            continue
+        rows = mine[r.villager]
+        mat = np.stack([new[m.id] if m.id in new else vectors[m.id] for m in rows])
+        for i, q in enumerate(r.questions, start=1):
+            s = Statement(index=i, question=q)
+            s.ranked = laws.rank(now, rows, mat, qvecs[qi], st.retrieval)
+            qi += 1
+            s.prompt = render(STATEMENT, name=r.name, question=q,
+                              memories=[x.memory for x in s.ranked])
+            s.said = oracle.generate(_ask(st, "statement", s.prompt, DRAWN_SCHEMA, r.seed))
+            r.statements.append(s)
+
+    # Phase 4: the seam, in order, and the rows the accepted statements become.
+    events: list[ev.Event] = []
+    thoughts: list[laws.Memory] = []
+    nid = next_id
+    for r in refl:
+        if r.said is not None:
+            events.append(_answered(r, "questions", 0, r.prompt, r.said))
+        if r.refused and r.said is not None:
+            events.append(ev.Refusal(villager=r.villager, purpose="questions", index=0,
+                                     check="shaped", reason=r.refused.split(": ", 1)[1]))
+        written: list[laws.Memory] = []
+        for s in r.statements:
+            events.append(_answered(r, "statement", s.index, s.prompt, s.said))
+            try:
+                drawn = shaped(s.said, DRAWN_SCHEMA)
+            except Refused as e:
+                s.refused = f"shaped: {e}"
+                events.append(ev.Refusal(villager=r.villager, purpose="statement", index=s.index,
+                                         check="shaped", reason=str(e)))
+                continue
+            s.statement, s.cites = drawn["statement"], tuple(drawn["drawn_from"])
+            # The seam reads the stream as it stood when the round began.
+            s.verdict = laws.cite(mine[r.villager], now, s.cites, st.cap)
+            if not s.verdict.ok:
+                s.refused = f"{s.verdict.check}: {s.verdict.reason}"
+                events.append(ev.Refusal(villager=r.villager, purpose="statement", index=s.index,
+                                         check=s.verdict.check, reason=s.verdict.reason))
+                continue
+            # Earlier thoughts of this round count for the first-of-its-kind bonus only.
+            s.row = laws.reflected(mine[r.villager] + tuple(written), now, s.statement, s.cites,
+                                   st.thought, next_id=nid, villager=r.villager)
+            nid += 1
+            written.append(s.row)
+            thoughts.append(s.row)
+            events.append(ev.Thought(id=s.row.id, villager=r.villager, text=s.row.text,
+                                     weight=s.row.weight, depth=s.verdict.depth,
+                                     about=s.row.about, drawn_from=s.row.drawn_from))
+
+    # Phase 5: one embedding call for the accepted thoughts.
+    if thoughts:
+        mat = oracle.embed(st.embed_model, [t.text for t in thoughts], purpose="thoughts")
+        for i, t in enumerate(thoughts):
+            new[t.id] = mat[i]
+        for r in refl:
+            r.embedded += sum(1 for t in thoughts if t.villager == r.villager)
+    return Round(now=now, reflections=tuple(refl), events=tuple(events), thoughts=tuple(thoughts),
+                 vectors=new)
