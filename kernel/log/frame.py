@@ -95,7 +95,7 @@ def _all_zero(fh: BinaryIO) -> bool:
 BLOCK = 1 << 20
 
 
-def scan_raw(fh: BinaryIO):
+def scan_raw(fh: BinaryIO, start: tuple[int, int, bytes] | None = None):
     """Yield (index, offset, payload, chain) for every whole frame, checking lengths and chain.
 
     The fast core of every read: the file is read in blocks of 1 MiB and
@@ -104,20 +104,22 @@ def scan_raw(fh: BinaryIO):
     value) a `Tail`; damage that is not a torn tail raises `LogCorrupt`
     naming the frame index and its byte offset.
     """
-    fh.seek(0)
-    magic = fh.read(len(MAGIC))
-    if len(magic) < len(MAGIC):
-        if MAGIC.startswith(magic):
-            return Tail(offset=0, size=len(magic), frames=0, head=ZERO)
-        raise LogCorrupt(f"not a village log: the file starts with {magic!r}", frame=0, offset=0)
-    if magic != MAGIC:
-        raise LogCorrupt(f"not a village log (format {FORMAT}): the file starts with {magic!r}",
-                         frame=0, offset=0)
-    base = len(MAGIC)          # file offset of buf[0]
+    if start is None:
+        fh.seek(0)
+        magic = fh.read(len(MAGIC))
+        if len(magic) < len(MAGIC):
+            if MAGIC.startswith(magic):
+                return Tail(offset=0, size=len(magic), frames=0, head=ZERO)
+            raise LogCorrupt(f"not a village log: the file starts with {magic!r}", frame=0, offset=0)
+        if magic != MAGIC:
+            raise LogCorrupt(f"not a village log (format {FORMAT}): the file starts with {magic!r}",
+                             frame=0, offset=0)
+        base, index, prev = len(MAGIC), 0, ZERO   # base: the file offset of buf[0]
+    else:
+        base, index, prev = start
+        fh.seek(base)
     buf = b""
     pos = 0
-    prev = ZERO
-    index = 0
     sha = hashlib.sha256
     unpack_from = HEAD.unpack_from
     checks: dict[int, int] = {}
@@ -193,3 +195,70 @@ def unpack_payload(frame: Frame):
     except Exception as e:  # msgpack raises several types; all mean the same here
         raise LogCorrupt(f"frame {frame.index} at byte {frame.offset}: its payload is not msgpack "
                          f"({type(e).__name__})", frame=frame.index, offset=frame.offset) from None
+
+
+def check_chain(fh: BinaryIO, on_payload):
+    """`scan_raw` as one loop with no generator, for whole-log checks at close to sha256 speed.
+
+    `on_payload(index, offset, payload)` is called for every whole frame;
+    returns the `Tail`. Anything out of the ordinary (a short read at the
+    end, a length that does not check) is handed to `scan_raw` from that
+    frame on, so both share one set of rules for tails and damage.
+    """
+    fh.seek(0)
+    if fh.read(len(MAGIC)) != MAGIC:
+        return _careful(fh, None, on_payload)
+    base, index, prev = len(MAGIC), 0, ZERO
+    buf = b""
+    pos = blen = 0
+    sha = hashlib.sha256
+    unpack_from = HEAD.unpack_from
+    checks: dict[int, int] = {}
+    read = fh.read
+    while True:
+        if blen - pos < 8:
+            more = read(BLOCK)
+            if not more:
+                return _careful(fh, (base + pos, index, prev), on_payload)
+            buf = buf[pos:] + more
+            base += pos
+            pos, blen = 0, len(buf)
+            continue
+        n, check = unpack_from(buf, pos)
+        c = checks.get(n)
+        if c is None:
+            if n > MAX_PAYLOAD or check != length_check(n):
+                return _careful(fh, (base + pos, index, prev), on_payload)
+            c = checks[n] = check
+        if check != c:
+            return _careful(fh, (base + pos, index, prev), on_payload)
+        end = pos + 8 + n
+        if end + CHAIN > blen:
+            more = read(max(BLOCK, end + CHAIN - blen))
+            if not more:
+                return _careful(fh, (base + pos, index, prev), on_payload)
+            buf = buf[pos:] + more
+            base += pos
+            pos, blen = 0, len(buf)
+            continue
+        payload = buf[pos + 8:end]
+        chain = sha(prev + payload).digest()
+        if chain != buf[end:end + CHAIN]:
+            offset = base + pos
+            raise LogCorrupt(f"frame {index} at byte {offset}: its chain value does not match its "
+                             f"bytes (the log was changed after it was written)",
+                             frame=index, offset=offset)
+        on_payload(index, base + pos, payload)
+        prev = chain
+        pos = end + CHAIN
+        index += 1
+
+
+def _careful(fh: BinaryIO, start, on_payload) -> Tail:
+    gen = scan_raw(fh, start)
+    while True:
+        try:
+            i, o, p, _ = next(gen)
+        except StopIteration as stop:
+            return stop.value
+        on_payload(i, o, p)
