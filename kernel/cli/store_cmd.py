@@ -1,3 +1,65 @@
-"""`village` commands; see kernel/cli/__init__.py."""
+"""`village index` and `village sql`: the DuckDB projection of a run. Thin: parse, call kernel.store, print."""
 
-COMMANDS: tuple = ()
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from kernel.cli import CONTEXT
+from kernel.errors import VillageError
+
+_LOG = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+def _rules():
+    from kernel import world
+
+    return world.load_rules(), world.rules_digest()
+
+
+@click.command("index", context_settings=CONTEXT)
+@click.argument("log", type=_LOG)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where to write the index [default: LOG with .duckdb in place of its suffix].")
+def index_cmd(log: Path, out: Path | None) -> None:
+    """Rebuild LOG's DuckDB index (tables memory, events, villagers, meta) from the log alone."""
+    from kernel import store
+
+    try:
+        rules, digest = _rules()
+        started = time.perf_counter()
+        res = store.build(log, out, rules=rules, rules_digest=digest)
+        took = time.perf_counter() - started
+    except VillageError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"indexed {log}: {res.ticks} ticks, {res.events} events, {res.memory_rows} memory rows, "
+               f"{res.villagers} villagers, head {res.head_hex[:16]}")
+    click.echo(f"wrote {res.db_path}, {res.bytes} bytes, in {took:.2f}s")
+
+
+@click.command("sql", context_settings=CONTEXT)
+@click.argument("log", type=_LOG)
+@click.argument("query")
+def sql_cmd(log: Path, query: str) -> None:
+    """Run one SQL QUERY over LOG's index (rebuilt first if missing or stale) and print it aligned.
+
+    Tables: memory(id, villager, tick, kind, event, text, weight, about, drawn_from),
+    events(tick, seq, kind, villager, other, milligrams, fields), villagers(id, name,
+    founded, x, y), meta(key, value).
+    """
+    from kernel import store
+
+    try:
+        rules, digest = _rules()
+        db, state, built = store.ensure(log, rules=rules, rules_digest=digest)
+        if built is not None:
+            click.echo(f"index {state.status} ({state.reason}); rebuilt {db}: "
+                       f"{built.memory_rows} memory rows", err=True)
+        click.echo(store.table(store.query(db, query)))
+    except VillageError as e:
+        raise click.ClickException(str(e)) from None
+
+
+COMMANDS = (index_cmd, sql_cmd)

@@ -1,0 +1,26 @@
+"""SQL over a run: a DuckDB file beside the log, derived from it and rebuilt whole, never edited.
+
+`build` reads a log once, folds perception over it, and writes `RUN.duckdb`
+with tables `memory`, `events`, `villagers` and `meta` (the log's head
+hash and the importance table's digest, so a stale index is seen). It
+loads each table in bulk from Arrow, writes to a temporary file, and
+renames it into place. `ensure` rebuilds when the index is missing or
+stale; `query` runs one SQL statement on a read-only connection; `table`
+lays a result out in aligned columns. This package must not write the log
+and decides nothing about memory: the rows are perception's.
+"""
+
+from kernel.store.index import (
+    IndexResult,
+    IndexState,
+    StoreError,
+    build,
+    db_path_for,
+    ensure,
+    memory_table,
+    state_of,
+)
+from kernel.store.query import Result, query, table
+
+__all__ = ["StoreError", "IndexResult", "IndexState", "Result", "build", "db_path_for", "ensure",
+           "memory_table", "query", "state_of", "table"]

@@ -1,0 +1,244 @@
+"""Building the DuckDB projection of one log: read once, fold perception, load in bulk, rename.
+
+The index is a cache of the log and nothing more: it is written whole to a
+temporary file beside the target and renamed over it, so a reader sees
+the old index or the new one and never half of one. `meta` records the
+log's head hash and the importance table's digest, which is how `ensure`
+knows an index is stale.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from kernel import events as ev
+from kernel.errors import VillageError
+from kernel.laws.importance import Importance
+from kernel.laws.memory import Memory
+from kernel.laws.perception import perceive, start
+from kernel.log import read_ticks, verify
+
+INDEX_FORMAT = 1
+"""Bumped when the tables' shape changes, so an old index reads as stale."""
+
+MEMORY_DDL = """CREATE TABLE memory (
+    id BIGINT PRIMARY KEY, villager INTEGER NOT NULL, tick BIGINT NOT NULL,
+    kind VARCHAR NOT NULL, event VARCHAR NOT NULL, text VARCHAR NOT NULL,
+    weight INTEGER NOT NULL, about INTEGER[] NOT NULL, drawn_from INTEGER[] NOT NULL)"""
+
+EVENTS_DDL = """CREATE TABLE events (
+    tick BIGINT NOT NULL, seq INTEGER NOT NULL, kind VARCHAR NOT NULL,
+    villager INTEGER, other INTEGER, milligrams BIGINT, fields JSON NOT NULL)"""
+
+# For each kind: the field that names who acted (or saw), and who it was done to.
+_WHO = {
+    "founded": ("villager", None), "walked": ("villager", None), "ate": ("villager", None),
+    "gathered": ("villager", None), "begged": ("villager", None),
+    "gave": ("giver", "receiver"), "took": ("taker", "owner"),
+    "came_into_sight": ("viewer", "seen"), "went_out_of_sight": ("viewer", "seen"),
+    "answered": ("villager", None), "refusal": ("villager", None), "thought": ("villager", None),
+}
+
+
+class StoreError(VillageError):
+    """The index could not be built or read."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexResult:
+    db_path: Path
+    head_hex: str
+    memory_rows: int
+    events: int
+    ticks: int
+    villagers: int
+    bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class IndexState:
+    """Whether an index matches its log: `fresh`, `missing` or `stale` (and why)."""
+
+    status: str
+    reason: str
+    log_head: str
+    db_head: str | None
+
+
+def db_path_for(log_path: str | os.PathLike) -> Path:
+    """`RUN.log` -> `RUN.duckdb`, beside it."""
+    return Path(log_path).with_suffix(".duckdb")
+
+
+def memory_table(rows: Sequence[Memory]) -> pa.Table:
+    """Memory rows as an Arrow table with the `memory` table's columns, column by column."""
+    ids = pa.int32()
+    return pa.table({
+        "id": pa.array([m.id for m in rows], pa.int64()),
+        "villager": pa.array([m.villager for m in rows], pa.int32()),
+        "tick": pa.array([m.tick for m in rows], pa.int64()),
+        "kind": pa.array([m.kind for m in rows], pa.string()),
+        "event": pa.array([m.event for m in rows], pa.string()),
+        "text": pa.array([m.text for m in rows], pa.string()),
+        "weight": pa.array([m.weight for m in rows], pa.int32()),
+        "about": pa.array([m.about for m in rows], pa.list_(ids)),
+        "drawn_from": pa.array([m.drawn_from for m in rows], pa.list_(ids)),
+    })
+
+
+class _Events:
+    """The `events` table's columns, appended to as the log is read."""
+
+    def __init__(self) -> None:
+        self.tick: list[int] = []
+        self.seq: list[int] = []
+        self.kind: list[str] = []
+        self.who: list[int | None] = []
+        self.other: list[int | None] = []
+        self.mg: list[int | None] = []
+        self.fields: list[str] = []
+
+    def add(self, tick: int, events: Iterable[ev.Event]) -> None:
+        for seq, e in enumerate(events):
+            m = ev.to_map(e)
+            kind = m.pop("kind")
+            who, other = _WHO.get(kind, (None, None))
+            self.tick.append(tick)
+            self.seq.append(seq)
+            self.kind.append(kind)
+            self.who.append(m.get(who) if who else None)
+            self.other.append(m.get(other) if other else None)
+            self.mg.append(m.get("milligrams"))
+            self.fields.append(json.dumps(m, sort_keys=True, separators=(",", ":"),
+                                          ensure_ascii=False))
+
+    def table(self) -> pa.Table:
+        return pa.table({
+            "tick": pa.array(self.tick, pa.int64()), "seq": pa.array(self.seq, pa.int32()),
+            "kind": pa.array(self.kind, pa.string()), "villager": pa.array(self.who, pa.int32()),
+            "other": pa.array(self.other, pa.int32()), "milligrams": pa.array(self.mg, pa.int64()),
+            "fields": pa.array(self.fields, pa.string()),
+        })
+
+
+def _remove(p: Path) -> None:
+    for q in (p, p.with_name(p.name + ".wal")):
+        try:
+            q.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def build(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None, *,
+          rules: Importance, rules_digest: str = "") -> IndexResult:
+    """Rebuild the index of a log from the log alone; the old index, if any, is replaced whole."""
+    log_path = Path(log_path)
+    db = Path(db_path) if db_path is not None else db_path_for(log_path)
+    state = start(rules)
+    rows: list[Memory] = []
+    evs = _Events()
+    names: dict[int, tuple[str, int, int, int]] = {}
+    head = None
+    ticks = 0
+    for t in read_ticks(log_path):
+        state, got = perceive(state, t.tick, t.events)
+        rows.extend(got)
+        evs.add(t.tick, t.events)
+        for e in t.events:
+            if isinstance(e, ev.Founded):
+                names.setdefault(e.villager, (e.name, t.tick, e.x, e.y))
+        head = t.chain.hex()
+        ticks += 1
+    if head is None:
+        head = verify(log_path).head_hex
+    mem = memory_table(rows)
+    events = evs.table()
+    people = pa.table({
+        "id": pa.array(sorted(names), pa.int32()),
+        "name": pa.array([names[i][0] for i in sorted(names)], pa.string()),
+        "founded": pa.array([names[i][1] for i in sorted(names)], pa.int64()),
+        "x": pa.array([names[i][2] for i in sorted(names)], pa.int32()),
+        "y": pa.array([names[i][3] for i in sorted(names)], pa.int32()),
+    })
+    meta = pa.table({
+        "key": ["log_head", "rules_digest", "index_format", "log_file", "ticks"],
+        "value": [head, rules_digest, str(INDEX_FORMAT), log_path.name, str(ticks)],
+    })
+    tmp = db.with_name(f"{db.name}.tmp-{os.getpid()}")
+    _remove(tmp)
+    try:
+        con = duckdb.connect(str(tmp))
+        try:
+            con.execute(MEMORY_DDL)
+            con.execute(EVENTS_DDL)
+            con.execute("CREATE TABLE villagers (id INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+                        "founded BIGINT NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL)")
+            con.execute("CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)")
+            for name, tab in (("memory", mem), ("events", events), ("villagers", people),
+                              ("meta", meta)):
+                con.register("incoming", tab)
+                con.execute(f"INSERT INTO {name} SELECT * FROM incoming")
+                con.unregister("incoming")
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+        os.replace(tmp, db)
+    except duckdb.Error as e:
+        raise StoreError(f"could not build the index {db}: {str(e).splitlines()[0]}") from None
+    finally:
+        _remove(tmp)
+    return IndexResult(db_path=db, head_hex=head, memory_rows=len(rows), events=len(evs.tick),
+                       ticks=ticks, villagers=len(names), bytes=db.stat().st_size)
+
+
+def _meta(db: Path) -> dict[str, str] | None:
+    try:
+        con = duckdb.connect(str(db), read_only=True)
+    except duckdb.Error:
+        return None
+    try:
+        return dict(con.execute("SELECT key, value FROM meta").fetchall())
+    except duckdb.Error:
+        return None
+    finally:
+        con.close()
+
+
+def state_of(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None, *,
+             rules_digest: str = "") -> IndexState:
+    """Compare an index's meta with its log's head hash (read by verifying the log)."""
+    db = Path(db_path) if db_path is not None else db_path_for(log_path)
+    head = verify(log_path).head_hex
+    if not db.exists():
+        return IndexState("missing", f"no index at {db}", head, None)
+    meta = _meta(db)
+    if meta is None:
+        return IndexState("stale", f"{db} is not an index this kernel can read", head, None)
+    have = meta.get("log_head")
+    if meta.get("index_format") != str(INDEX_FORMAT):
+        return IndexState("stale", f"index format {meta.get('index_format')}, and this kernel "
+                                   f"writes {INDEX_FORMAT}", head, have)
+    if have != head:
+        return IndexState("stale", f"the index is of head {str(have)[:16]}, and the log's head "
+                                   f"is {head[:16]}", head, have)
+    if rules_digest and meta.get("rules_digest") != rules_digest:
+        return IndexState("stale", "the importance table changed since the index was built",
+                          head, have)
+    return IndexState("fresh", "the index is of the log's head", head, have)
+
+
+def ensure(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None, *,
+           rules: Importance, rules_digest: str = "") -> tuple[Path, IndexState, IndexResult | None]:
+    """The index of a log, rebuilt first if it is missing or stale."""
+    db = Path(db_path) if db_path is not None else db_path_for(log_path)
+    st = state_of(log_path, db, rules_digest=rules_digest)
+    if st.status == "fresh":
+        return db, st, None
+    return db, st, build(log_path, db, rules=rules, rules_digest=rules_digest)

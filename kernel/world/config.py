@@ -1,0 +1,160 @@
+"""The world's config as typed, frozen integers: what `configs/world.json` says, checked.
+
+This module owns turning a loaded (schema-checked) world config into a
+`WorldConfig` of plain integers in the world's units (milligrams,
+millicells, ticks, chances in 10,000) and the checks a JSON Schema cannot
+state: ids and names unique, starting cells on the grid, ranges the right
+way round. It reads files only through kernel.config and must not touch
+the log or the memory laws.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from kernel import config as configs
+from kernel.errors import ConfigError
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    """One villager as the config founds it."""
+
+    id: int
+    name: str
+    founded: int
+    x: int
+    y: int
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """The seeded policy's parameters, in milligrams, parcels, cells and chances in 10,000."""
+
+    belly_start: int
+    belly_full: int
+    hungry_below: int
+    burn: int
+    mouthful: int
+    parcel: int
+    hands_max: int
+    forage_cells: int
+    wander_cells: int
+    wander: int
+    gather: int
+    give_to_hungry: int
+    give: int
+    take: int
+    beg: int
+    visit: int
+    gift_parcels: tuple[int, int]
+    take_parcels: tuple[int, int]
+    gather_parcels: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class WorldConfig:
+    """A world config, typed. `digest` is kernel.config's digest of the file's value."""
+
+    digest: str
+    seed: int
+    ticks_per_day: int
+    ticks_per_second: int
+    width: int
+    height: int
+    sight: int          # millicells
+    reach: int          # millicells
+    food_start: tuple[int, int]   # milligrams, low and high
+    food_max: int                 # milligrams
+    regrow: int                   # milligrams per tick
+    people: tuple[Person, ...]
+    policy: Policy
+
+    def name_of(self, villager: int) -> str:
+        for p in self.people:
+            if p.id == villager:
+                return p.name
+        raise ConfigError(f"no villager with id {villager} in this world")
+
+
+def _cells(value: float | int) -> int:
+    # A radius is written in cells and kept in thousandths, so distances compare as integers.
+    return int(round(value * 1000))
+
+
+def _range(where: str, r: Any) -> tuple[int, int]:
+    lo, hi = int(r["min"]), int(r["max"])
+    if lo > hi:
+        raise ConfigError(f"{where} runs from {lo} to {hi}: min must not exceed max")
+    return lo, hi
+
+
+def from_value(value: Any, *, digest: str, source: str = "world config") -> WorldConfig:
+    """A WorldConfig from an already schema-checked value; the cross-field rules are checked here."""
+    grid = value["grid"]
+    width, height = int(grid["width"]), int(grid["height"])
+    people = []
+    ids: set[int] = set()
+    names: set[str] = set()
+    for i, v in enumerate(value["villagers"]):
+        p = Person(id=int(v["id"]), name=str(v["name"]), founded=int(v["founded"]),
+                   x=int(v["x"]), y=int(v["y"]))
+        if p.id in ids:
+            raise ConfigError(f"{source}: villagers[{i}] has id {p.id}, which an earlier villager has")
+        if p.name in names:
+            raise ConfigError(f"{source}: villagers[{i}] is named {p.name!r}, as an earlier villager is")
+        if not (0 <= p.x < width and 0 <= p.y < height):
+            raise ConfigError(f"{source}: villagers[{i}] ({p.name}) starts on {p.x},{p.y}, "
+                              f"which is off the {width} by {height} grid")
+        ids.add(p.id)
+        names.add(p.name)
+        people.append(p)
+    food = value["food"]
+    lo, hi = int(food["start_grams_min"]) * 1000, int(food["start_grams_max"]) * 1000
+    cap = int(food["max_grams"]) * 1000
+    if lo > hi:
+        raise ConfigError(f"{source}: food starts between {lo // 1000} and {hi // 1000} grams: "
+                          f"start_grams_min must not exceed start_grams_max")
+    if hi > cap:
+        raise ConfigError(f"{source}: food may start at {hi // 1000} grams, above max_grams "
+                          f"{cap // 1000}")
+    pol = value["policy"]
+    ch = pol["chances_in_10000"]
+    policy = Policy(
+        belly_start=int(pol["belly_start_grams"]) * 1000,
+        belly_full=int(pol["belly_full_grams"]) * 1000,
+        hungry_below=int(pol["hungry_below_grams"]) * 1000,
+        burn=int(pol["burn_milligrams_per_tick"]),
+        mouthful=int(pol["mouthful_milligrams"]),
+        parcel=int(pol["parcel_milligrams"]),
+        hands_max=int(pol["hands_max_parcels"]),
+        forage_cells=int(pol["forage_cells"]),
+        wander_cells=int(pol["wander_cells"]),
+        wander=int(ch["wander"]), gather=int(ch["gather"]),
+        give_to_hungry=int(ch["give_to_hungry"]), give=int(ch["give"]),
+        take=int(ch["take"]), beg=int(ch["beg"]), visit=int(ch["visit"]),
+        gift_parcels=_range(f"{source}: policy.gift_parcels", pol["gift_parcels"]),
+        take_parcels=_range(f"{source}: policy.take_parcels", pol["take_parcels"]),
+        gather_parcels=_range(f"{source}: policy.gather_parcels", pol["gather_parcels"]),
+    )
+    if policy.hungry_below > policy.belly_full:
+        raise ConfigError(f"{source}: hungry_below_grams {policy.hungry_below // 1000} is above "
+                          f"belly_full_grams {policy.belly_full // 1000}")
+    sight, reach = _cells(value["sight_cells"]), _cells(value["reach_cells"])
+    if reach > sight:
+        raise ConfigError(f"{source}: reach_cells {value['reach_cells']} is beyond sight_cells "
+                          f"{value['sight_cells']}: a villager only deals with those it can see")
+    return WorldConfig(
+        digest=digest, seed=int(value["seed"]), ticks_per_day=int(value["ticks_per_day"]),
+        ticks_per_second=int(value["ticks_per_second"]), width=width, height=height,
+        sight=sight, reach=reach, food_start=(lo, hi), food_max=cap,
+        regrow=int(food["regrow_milligrams_per_tick"]), people=tuple(people), policy=policy,
+    )
+
+
+def load(name_or_path: str | os.PathLike = "world") -> WorldConfig:
+    """Load and check a world config by name (`world`) or path; the schema is always world.json."""
+    c = configs.load(name_or_path, schema="world")
+    return from_value(c.value, digest=c.digest, source=str(c.path))

@@ -1,0 +1,178 @@
+"""Perception's rules as properties over seeded villages and arbitrary tables."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kernel import config as configs
+from kernel import events as ev
+from kernel import world
+from kernel.laws.importance import Importance
+from kernel.laws.perception import perceive, perceive_all, start
+from kernel.world.config import from_value
+
+NAMES = ("Halla", "Ander", "Mose", "Ilse", "Bram", "Sif")
+RULES = world.load_rules()
+SLOW = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def worlds(draw) -> world.WorldConfig:
+    width, height = draw(st.integers(2, 8)), draw(st.integers(2, 8))
+    n = draw(st.integers(2, 5))
+    value = configs.thaw(configs.load("world").value)
+    value.update({
+        "seed": draw(st.integers(0, 2**63)),
+        "grid": {"width": width, "height": height},
+        "sight_cells": draw(st.sampled_from([1.5, 2, 3])),
+        "reach_cells": 1.5,
+        "villagers": [
+            {"id": 10 * (i + 1), "name": NAMES[i], "founded": draw(st.integers(0, 20)),
+             "x": draw(st.integers(0, width - 1)), "y": draw(st.integers(0, height - 1))}
+            for i in range(n)
+        ],
+    })
+    value["policy"]["chances_in_10000"].update(
+        {"give": 2000, "take": 1500, "beg": 5000, "wander": 300, "gather": 800})
+    value["policy"]["burn_milligrams_per_tick"] = draw(st.sampled_from([50, 200, 400]))
+    configs.validate("world", value)
+    return from_value(value, digest=configs.digest(value))
+
+
+def day(cfg: world.WorldConfig, ticks: int, rules: Importance = RULES):
+    frames = list(world.frames(cfg, ticks))
+    _, rows = perceive_all(rules, ((f.tick, f.events) for f in frames))
+    return frames, rows
+
+
+tables = st.builds(
+    lambda base, bonus, bands, run: Importance.from_value({
+        "base": {
+            "did": {k: base for k in ("founding", "walk", "meal", "gather", "gift", "take", "plea")},
+            "saw": {k: base for k in ("sighting", "parting", "gift", "take")},
+            "heard": {"plea": base}, "thought": {"reflection": base}},
+        "first_bonus": bonus,
+        "grams_bands": [{"grams_at_least": g, "add": a} for g, a in bands],
+        "meal_run_mouthfuls": run, "journey_run_steps": run}),
+    st.integers(1, 10), st.integers(0, 9),
+    st.lists(st.tuples(st.integers(0, 40), st.integers(0, 9)), max_size=3), st.integers(1, 60),
+)
+
+
+@given(tables, st.sampled_from([("did", "gift"), ("saw", "take"), ("heard", "plea")]),
+       st.integers(0, 10**9), st.booleans())
+def test_a_weight_is_always_between_1_and_10(table, row, milligrams, first):
+    kind, event = row
+    assert 1 <= table.weigh(kind, event, first=first, milligrams=milligrams) <= 10
+    assert 1 <= table.thought().weigh(first) <= 10
+
+
+@SLOW
+@given(worlds(), tables)
+def test_every_row_a_day_gives_weighs_between_1_and_10(cfg, table):
+    _, rows = day(cfg, 300, table)
+    assert all(1 <= m.weight <= 10 for m in rows)
+
+
+@SLOW
+@given(worlds(), st.integers(1, 5))
+def test_the_first_of_kind_bonus_applies_once_per_kind_per_villager(cfg, bonus):
+    # base 1 and no bands: a row weighs 1 + bonus exactly when it is the first of its kind
+    table = Importance(base=tuple(sorted((k, 1) for k, _ in RULES.base)),
+                       first_bonus=bonus, bands=(), meal_run=RULES.meal_run,
+                       journey_run=RULES.journey_run)
+    _, rows = day(cfg, 400, table)
+    seen: set = set()
+    for m in rows:
+        key = (m.villager, m.kind, m.event)
+        assert m.weight == (1 if key in seen else 1 + bonus), m
+        seen.add(key)
+
+
+@SLOW
+@given(worlds())
+def test_every_row_is_about_villagers_that_exist(cfg):
+    frames, rows = day(cfg, 300)
+    founded_at = {p.id: p.founded for p in cfg.people}
+    for m in rows:
+        assert m.villager in founded_at and founded_at[m.villager] <= m.tick
+        for who in m.about:
+            assert who in founded_at and founded_at[who] <= m.tick, m
+
+
+@SLOW
+@given(worlds())
+def test_perception_never_gives_a_row_about_someone_out_of_sight(cfg):
+    # Sight is checked against the world's own geometry, not perception's
+    # bookkeeping: the other must be within the radius before or after the tick.
+    frames = list(world.frames(cfg, 300))
+    before = world.initial(cfg)
+    state = start(RULES)
+    for fr in frames:
+        state, rows = perceive(state, fr.tick, fr.events)
+        for m in rows:
+            for who in m.about:
+                if who == m.villager:
+                    continue
+                near = [
+                    w.by_id(who).here and world.distance(w.by_id(m.villager), w.by_id(who)) <= cfg.sight
+                    for w in (before, fr.world)
+                ]
+                assert any(near), m
+        before = fr.world
+
+
+@SLOW
+@given(worlds())
+def test_ids_are_dense_and_in_log_order(cfg):
+    _, rows = day(cfg, 300)
+    assert [m.id for m in rows] == list(range(1, len(rows) + 1))
+    assert [m.tick for m in rows] == sorted(m.tick for m in rows)
+
+
+@SLOW
+@given(worlds(), st.integers(1, 299))
+def test_rows_up_to_a_tick_depend_only_on_frames_up_to_it(cfg, cut):
+    frames, rows = day(cfg, 300)
+    _, early = perceive_all(RULES, ((f.tick, f.events) for f in frames if f.tick <= cut))
+    assert early == [m for m in rows if m.tick <= cut]
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(worlds())
+def test_memory_rebuilt_from_the_log_is_the_memory_perceived_while_running(cfg):
+    frames, rows = day(cfg, 200)
+    with tempfile.TemporaryDirectory() as d:
+        log = Path(d, "run.log")
+        world.run(cfg, 200, log)
+        assert list(world.memory_of(log, rules=RULES).rows) == rows
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.one_of(
+    st.builds(ev.CameIntoSight, viewer=st.integers(1, 4), seen=st.integers(1, 4),
+              millicells=st.integers(0, 5000)),
+    st.builds(ev.WentOutOfSight, viewer=st.integers(1, 4), seen=st.integers(1, 4)),
+    st.builds(ev.Gave, giver=st.integers(1, 4), receiver=st.integers(1, 4),
+              parcels=st.integers(1, 50), milligrams=st.integers(0, 30000)),
+    st.builds(ev.Took, taker=st.integers(1, 4), owner=st.integers(1, 4),
+              parcels=st.integers(1, 50), milligrams=st.integers(0, 30000)),
+    st.builds(ev.Begged, villager=st.integers(1, 4), x=st.integers(0, 9), y=st.integers(0, 9)),
+    st.builds(ev.Ate, villager=st.integers(1, 4), x=st.integers(0, 2), y=st.integers(0, 2),
+              mouthfuls=st.integers(1, 60), milligrams=st.integers(0, 30000)),
+), max_size=40))
+def test_on_any_events_a_row_about_another_needs_them_in_sight_as_the_log_says(events):
+    state = start(RULES)
+    seen: set = set()
+    for t, e in enumerate(events):
+        state, rows = perceive(state, t, [e])
+        if isinstance(e, ev.CameIntoSight):
+            seen.add((e.viewer, e.seen))
+        for m in rows:
+            assert all(w == m.villager or (m.villager, w) in seen for w in m.about), m
+        if isinstance(e, ev.WentOutOfSight):
+            seen.discard((e.viewer, e.seen))
