@@ -1,0 +1,173 @@
+"""Exemplar files: recorded model calls, one JSON document per scenario.
+
+This module owns the file format (version 1) and nothing else: turning a call
+into a record and back, the vectors' exact encoding, and writing a file
+atomically. A document is `{"format": 1, "backend", "models", "calls"}`,
+written with sorted keys and an indent, prompts split into lines, so a diff
+of two recordings reads like a diff of two prompts. It must not decide
+whether a call matches (that is `replay`) or call a model.
+
+Vectors are float32 little-endian, row-major, base64: exact to the bit and a
+third of the size of decimal text. A prompt is stored as its lines and is
+checked against its sha256 on load, so a hand edit that forgets the digest
+is found at once rather than at the first mismatch.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kernel import config
+from kernel.errors import ConfigError, OracleError
+from kernel.oracle.base import Ask, Said, texts_sha256
+
+FORMAT = 1
+
+
+def generate_record(ask: Ask, said: Said, backend: str) -> dict[str, Any]:
+    """One generation call as it goes into a file."""
+    return {
+        "kind": "generate",
+        "purpose": ask.purpose,
+        "model": ask.model,
+        "digest": said.digest,
+        "backend": backend,
+        "options": {"seed": ask.seed, "temperature": float(ask.temperature),
+                    "limit": ask.limit, "context": ask.context},
+        "schema": None if ask.schema is None else ask.schema.decode("utf-8"),
+        "prompt": ask.prompt_text.split("\n"),
+        "prompt_sha256": ask.prompt_sha256,
+        "prompt_bytes": len(ask.prompt),
+        "answer": said.text,
+        "done_reason": said.done_reason,
+        "tokens_in": said.tokens_in,
+        "tokens_out": said.tokens_out,
+        "took_ns": said.took_ns,
+        "load_ns": said.load_ns,
+    }
+
+
+def embed_record(*, purpose: str, model: str, digest: str, backend: str, texts: Sequence[str],
+                 vectors: np.ndarray, took_ns: int, tokens_in: int) -> dict[str, Any]:
+    """One embedding call as it goes into a file."""
+    sha, size = texts_sha256(texts)
+    v = np.ascontiguousarray(vectors, dtype="<f4")
+    return {
+        "kind": "embed",
+        "purpose": purpose,
+        "model": model,
+        "digest": digest,
+        "backend": backend,
+        "texts": list(texts),
+        "texts_sha256": sha,
+        "texts_bytes": size,
+        "dim": int(v.shape[1]),
+        "vectors": base64.b64encode(v.tobytes()).decode("ascii"),
+        "took_ns": took_ns,
+        "tokens_in": tokens_in,
+    }
+
+
+def prompt_bytes(rec: Mapping[str, Any]) -> bytes:
+    return "\n".join(rec["prompt"]).encode("utf-8")
+
+
+def schema_bytes(rec: Mapping[str, Any]) -> bytes | None:
+    s = rec["schema"]
+    return None if s is None else s.encode("utf-8")
+
+
+def vectors(rec: Mapping[str, Any]) -> np.ndarray:
+    """The recorded vectors, bit for bit, shape (len(texts), dim)."""
+    raw = base64.b64decode(rec["vectors"], validate=True)
+    n, dim = len(rec["texts"]), rec["dim"]
+    if len(raw) != n * dim * 4:
+        raise OracleError(f"an embed record holds {len(raw)} bytes of vectors, "
+                          f"and {n} texts of {dim} floats need {n * dim * 4}")
+    return np.frombuffer(raw, dtype="<f4").reshape(n, dim).astype(np.float32)
+
+
+def said(rec: Mapping[str, Any]) -> Said:
+    return Said(text=rec["answer"], done_reason=rec["done_reason"], tokens_in=rec["tokens_in"],
+                tokens_out=rec["tokens_out"], took_ns=rec["took_ns"], load_ns=rec["load_ns"],
+                model=rec["model"], digest=rec["digest"])
+
+
+def document(backend: str, calls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A whole file: its calls, labelled with the backend and every model's digest."""
+    models: dict[str, dict[str, str]] = {}
+    for c in calls:
+        models.setdefault(c["model"], {"digest": c["digest"], "backend": c["backend"]})
+    return {"format": FORMAT, "backend": backend, "models": models, "calls": list(calls)}
+
+
+def dumps(doc: Mapping[str, Any]) -> bytes:
+    return (json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
+            + "\n").encode("utf-8")
+
+
+def write_atomic(path: str | os.PathLike, data: bytes) -> Path:
+    """Write `data` to `path` so a reader sees the old file or the new one, never half of one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    # The rename is durable only once the directory entry is.
+    dfd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+    return path
+
+
+def load(source: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:
+    """Read and check an exemplar document (a path, or an already parsed mapping)."""
+    where = "the recording"
+    if isinstance(source, Mapping):
+        doc = json.loads(json.dumps(source))
+    else:
+        where = str(source)
+        try:
+            doc = json.loads(Path(source).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise OracleError(f"no recording at {where}: record one first") from None
+        except ValueError as e:
+            raise OracleError(f"{where} is not an exemplar file: {e}") from None
+    try:
+        config.validate("exemplar", doc, source=where)
+    except ConfigError as e:
+        raise OracleError(str(e)) from None
+    for i, rec in enumerate(doc["calls"]):
+        if rec["kind"] == "generate":
+            b = prompt_bytes(rec)
+            sha = hashlib.sha256(b).hexdigest()
+            if sha != rec["prompt_sha256"] or len(b) != rec["prompt_bytes"]:
+                raise OracleError(
+                    f"{where} call {i + 1} ({rec['purpose']}): its prompt text is {len(b)} bytes, "
+                    f"sha256 {sha[:16]}, but it is labelled {rec['prompt_bytes']} bytes, "
+                    f"sha256 {rec['prompt_sha256'][:16]}: the file was edited by hand")
+        else:
+            sha, size = texts_sha256(rec["texts"])
+            if sha != rec["texts_sha256"]:
+                raise OracleError(f"{where} call {i + 1} ({rec['purpose']}): its texts have "
+                                  f"sha256 {sha[:16]}, but are labelled {rec['texts_sha256'][:16]}")
+            vectors(rec)
+    return doc

