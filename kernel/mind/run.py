@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from kernel import laws, world
+from kernel.errors import VillageError
 from kernel.laws.perception import perceive, start
 from kernel.log import LogWriter
 from kernel.mind.reflect import Due, Round, reflect_round
@@ -60,6 +61,11 @@ def run(sc: Scenario, oracle, out: str | os.PathLike, *, st: Settings | None = N
     cfg = sc.world
     ticks = sc.ticks if ticks is None else ticks
     rules = world.load_rules(sc.raw["importance"]) if "importance" in sc.raw else world.load_rules()
+    reflecting = set(sc.raw.get("reflecting", [p.name for p in cfg.people]))
+    unknown = reflecting - {p.name for p in cfg.people}
+    if unknown:
+        raise VillageError(f"scenario {sc.name} names reflecting villagers its world does not have: "
+                           f"{', '.join(sorted(unknown))}")
     state = start(rules)
     streams: dict[int, list[laws.Memory]] = {p.id: [] for p in cfg.people}
     vectors: dict[int, np.ndarray] = {}
@@ -69,7 +75,7 @@ def run(sc: Scenario, oracle, out: str | os.PathLike, *, st: Settings | None = N
         for fr in world.frames(cfg, ticks):
             t = fr.tick
             due = [Due(p.id, p.name) for p in cfg.people
-                   if p.founded <= t and laws.due(p.founded, t, st.every)]
+                   if p.name in reflecting and p.founded <= t and laws.due(p.founded, t, st.every)]
             mind: tuple = ()
             rnd = None
             if due:

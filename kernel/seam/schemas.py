@@ -16,6 +16,15 @@ from typing import Any
 from kernel.seam.errors import SeamError
 
 
+# Bounds on the answer's shape, not rules about its content. A schema on the
+# wire becomes a grammar, and a grammar with a bound closes a string or a list
+# where a small model would otherwise run on to the token limit; what the
+# numbers in drawn_from mean is still judged by the seam, never here.
+QUESTION_CHARS = 160
+STATEMENT_CHARS = 240
+CITATIONS = 16
+
+
 def _bytes(schema: dict[str, Any]) -> bytes:
     # Insertion order is the key order: fixed by the code below, never sorted
     # by a reader, so the bytes (and their sha256) do not move.
@@ -30,7 +39,8 @@ def asked_schema(n: int) -> bytes:
     return _bytes({
         "type": "object",
         "properties": {
-            "questions": {"type": "array", "items": {"type": "string"},
+            "questions": {"type": "array",
+                          "items": {"type": "string", "minLength": 1, "maxLength": QUESTION_CHARS},
                           "minItems": n, "maxItems": n},
         },
         "required": ["questions"],
@@ -41,8 +51,8 @@ def asked_schema(n: int) -> bytes:
 DRAWN_SCHEMA: bytes = _bytes({
     "type": "object",
     "properties": {
-        "statement": {"type": "string"},
-        "drawn_from": {"type": "array", "items": {"type": "integer"}},
+        "statement": {"type": "string", "minLength": 1, "maxLength": STATEMENT_CHARS},
+        "drawn_from": {"type": "array", "items": {"type": "integer"}, "maxItems": CITATIONS},
     },
     "required": ["statement", "drawn_from"],
     "additionalProperties": False,

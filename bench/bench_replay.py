@@ -1,0 +1,75 @@
+"""Replaying a recorded village day: against its floor, and against the live run it replaces.
+
+Scenario day-of-twenty-four (24 villagers, one reflection each) is replayed
+with no model. Its floor is what any replay must do at least: read and parse
+the exemplar file, decode its vectors, hash its prompts, and read and decode
+the log the run writes. Its live time is what the recording says the models
+took. Also printed: how many times the resident model changed in the round
+(target: at most 4 for the whole village, where a reflection per villager
+in turn would change it 3 times a villager).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+import time
+from pathlib import Path
+
+from kernel import log as vlog
+from kernel.mind import run as mrun
+from kernel.mind import scenario as msc
+from kernel.oracle import exemplar, make
+
+SCENARIO = "day-of-twenty-four"
+
+
+def _floor(sc: msc.Scenario, log_path: Path) -> None:
+    doc = json.loads(sc.exemplars.read_bytes())
+    for call in doc["calls"]:
+        if call["kind"] == "generate":
+            hashlib.sha256(exemplar.prompt_bytes(call)).digest()
+        else:
+            exemplar.vectors(call)
+    for _ in vlog.read_events(log_path):
+        pass
+
+
+def run() -> list[str]:
+    sc = msc.load(SCENARIO)
+    with tempfile.TemporaryDirectory(prefix="bench-replay-") as d:
+        d = Path(d)
+        best = float("inf")
+        for i in range(3):
+            oracle = make("replay", replay_from=sc.exemplars)
+            t0 = time.perf_counter()
+            report = mrun.run(sc, oracle, d / f"r{i}.log")
+            best = min(best, time.perf_counter() - t0)
+        assert report.head_hex == sc.head_sha256, "the replay did not reach the committed digest"
+        floor = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            _floor(sc, d / "r0.log")
+            floor = min(floor, time.perf_counter() - t0)
+    doc = json.loads(sc.exemplars.read_bytes())
+    live_ns = sum(c.get("took_ns", 0) for c in doc["calls"])
+    rounds = len(report.rounds)
+    villagers = sum(len(r.reflections) for r in report.rounds)
+    pace = sc.world.ticks_per_second
+    return [
+        f"replay  {SCENARIO}: {sc.ticks} ticks, {villagers} reflections in {rounds} round(s), "
+        f"{oracle.calls} calls and {oracle.embeddings} embeddings read off the recording",
+        f"  replay          {best * 1e3:9.1f} ms",
+        f"  floor           {floor * 1e3:9.1f} ms  (read, parse, hash and decode the exemplars and the log)",
+        f"  over the floor  {best / floor:9.2f}x",
+        f"  recorded live   {live_ns / 1e9:9.1f} s   ({live_ns / 1e9 * pace:,.0f} ticks at {pace} ticks a second)",
+        f"  live / replay   {live_ns / 1e9 / best:9.1f}x",
+        f"  model changes   {oracle.model_changes / max(rounds, 1):9.1f} per round for the whole village "
+        f"(target at most 4; one villager at a time would be {3 * villagers})",
+    ]
+
+
+if __name__ == "__main__":
+    for line in run():
+        print(line)
