@@ -77,14 +77,25 @@ class ForgettingCurve:
     two anchors the threshold is interpolated in the logarithm of time.
     """
 
-    anchors: tuple[tuple[float, float], ...] = ((1, 0.2), (7, 0.4), (10, 0.5), (30, 0.6), (180, 0.8))
+    anchors: tuple[tuple[float, float], ...] = (
+        (1, 0.2),
+        (7, 0.4),
+        (10, 0.5),
+        (30, 0.6),
+        (180, 0.8),
+    )
     ticks_per_day: int = TICKS_PER_DAY
 
     def __post_init__(self) -> None:
         integer("ticks_per_day", self.ticks_per_day, at_least=1)
-        pairs = tuple((real("anchor days", d, above=0.0), unit("anchor threshold", t)) for d, t in self.anchors)
+        pairs = tuple(
+            (real("anchor days", d, above=0.0), unit("anchor threshold", t))
+            for d, t in self.anchors
+        )
         if not pairs or any(a[0] >= b[0] for a, b in zip(pairs, pairs[1:], strict=False)):
-            raise LawError(f"Expected anchors with strictly increasing days but got anchors={self.anchors!r}")
+            raise LawError(
+                f"Expected anchors with strictly increasing days but got anchors={self.anchors!r}"
+            )
         object.__setattr__(self, "anchors", pairs)
 
 
@@ -137,7 +148,9 @@ class Temperament:
         real("intensity_amplification", self.intensity_amplification, above=0.0)
 
 
-def temper(valence: float, intensity: float, temperament: Temperament = Temperament()) -> tuple[float, float]:
+def temper(
+    valence: float, intensity: float, temperament: Temperament = Temperament()
+) -> tuple[float, float]:
     """Valence and intensity as this temperament feels them: tanh(atanh(v) + bias) and i ** (1 / amp)."""
     valence = real("valence", valence, low=-1.0, high=1.0)
     intensity = unit("intensity", intensity)

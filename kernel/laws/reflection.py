@@ -43,7 +43,7 @@ def recent(rows: Iterable[Memory], now: int, n: int) -> tuple[Memory, ...]:
     n = integer("n", n, at_least=0)
     have = _ordered(m for m in rows if m.tick <= now)
     # have[-0:] would be everything, so zero is said out loud
-    return tuple(have[len(have) - n :]) if n else ()
+    return tuple(have[max(0, len(have) - n) :]) if n else ()
 
 
 def _index(rows: Iterable[Memory]) -> dict[int, Memory]:
@@ -57,7 +57,9 @@ def _index(rows: Iterable[Memory]) -> dict[int, Memory]:
         by_id[m.id] = m
         villagers.add(m.villager)
     if len(villagers) > 1:
-        raise LawError(f"Expected one villager's rows but got rows of villagers {sorted(villagers)}")
+        raise LawError(
+            f"Expected one villager's rows but got rows of villagers {sorted(villagers)}"
+        )
     return by_id
 
 
@@ -83,7 +85,9 @@ def _depth(by_id: Mapping[int, Memory], row: Memory, memo: dict[int, int]) -> in
             open_.discard(m.id)
             continue
         if m.id in open_:
-            raise LawError(f"Expected thoughts drawn from earlier rows but memory {m.id} draws on itself")
+            raise LawError(
+                f"Expected thoughts drawn from earlier rows but memory {m.id} draws on itself"
+            )
         open_.add(m.id)
         stack.append((m, True))
         for i in m.drawn_from:

@@ -12,7 +12,9 @@ candidate is then scored again on its own, in float64, with a correctly
 rounded sum (`math.fsum`) over exactly rounded products, so its score is a
 function of that row, the query and the parameters alone. The order is by
 score rounded to 12 decimal places, highest first; then the newer tick first;
-then the lower id first.
+then the lower id first. (Recency goes through the platform's `pow`, which
+may differ between C libraries in the last bit; the rounding absorbs that
+unless a score falls within a bit of a rounding boundary.)
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from operator import attrgetter
 
 import numpy as np
 
-from kernel.laws._errors import LawError, integer, real, tick
+from kernel.laws._errors import LawError, integer, real
+from kernel.laws._errors import tick as as_tick
 from kernel.laws.memory import Memory
 
 PLACES = 12
@@ -32,14 +35,14 @@ PLACES = 12
 difference a model's embedding means, far above any a summation order makes."""
 
 
-def recency(now: int, tick_: int, half_life: float) -> float:
-    """How fresh a row at `tick_` is at `now`: 0.5 ** ((now - tick_) / half_life)."""
-    now = tick("now", now)
-    tick_ = tick("tick", tick_)
-    if tick_ > now:
-        raise LawError(f"Expected a tick no later than now={now!r} but got tick={tick_!r}")
+def recency(now: int, tick: int, half_life: float) -> float:
+    """How fresh a row at `tick` is at `now`: 0.5 ** ((now - tick) / half_life)."""
+    now = as_tick("now", now)
+    tick = as_tick("tick", tick)
+    if tick > now:
+        raise LawError(f"Expected a tick no later than now={now!r} but got tick={tick!r}")
     half_life = real("half_life", half_life, above=0.0)
-    return 0.5 ** ((now - tick_) / half_life)
+    return 0.5 ** ((now - tick) / half_life)
 
 
 def _exact_cosine(v: np.ndarray, q: np.ndarray, q_norm: float) -> float:
@@ -58,7 +61,9 @@ def cosine(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> 
     x = _vector("a", a)
     y = _vector("b", b)
     if x.shape != y.shape:
-        raise LawError(f"Expected vectors of one length but got a of {x.shape[0]} and b of {y.shape[0]}")
+        raise LawError(
+            f"Expected vectors of one length but got a of {x.shape[0]} and b of {y.shape[0]}"
+        )
     return _exact_cosine(x, y, math.sqrt(math.fsum((y * y).tolist())))
 
 
@@ -103,7 +108,9 @@ class Retrieval:
             raise LawError(f"Expected a Retrieval or a mapping but got params={params!r}")
         unknown = set(params) - {"half_life", "weights", "k"}
         if unknown:
-            raise LawError(f"Expected keys half_life, weights and k but got params={dict(params)!r}")
+            raise LawError(
+                f"Expected keys half_life, weights and k but got params={dict(params)!r}"
+            )
         given = dict(params)
         ws = given.get("weights")
         if isinstance(ws, Mapping):
@@ -155,7 +162,7 @@ def rank(
     first): a total order, unchanged by shuffling the input, and each row's
     score depends on that row alone.
     """
-    now = tick("now", now)
+    now = as_tick("now", now)
     p = Retrieval.of(params)
     w_r, w_i, w_v = p.weights
     rows = rows if isinstance(rows, Sequence) else tuple(rows)
@@ -164,14 +171,22 @@ def rank(
     if m.ndim != 2 or m.shape[0] != n:
         raise LawError(f"Expected vectors of shape ({n}, d), one per row, but got shape {m.shape}")
     if m.dtype not in (np.float32, np.float64):
-        if not (np.issubdtype(m.dtype, np.number) and not np.issubdtype(m.dtype, np.complexfloating)):
+        if not (
+            np.issubdtype(m.dtype, np.number) and not np.issubdtype(m.dtype, np.complexfloating)
+        ):
             raise LawError(f"Expected vectors of real numbers but got dtype {m.dtype}")
         m = m.astype(np.float32 if m.dtype == np.float16 else np.float64)
     q = _vector("query", query)
     if q.shape[0] != m.shape[1]:
-        raise LawError(f"Expected a query of length {m.shape[1]}, as the vectors, but got {q.shape[0]}")
+        raise LawError(
+            f"Expected a query of length {m.shape[1]}, as the vectors, but got {q.shape[0]}"
+        )
     if p.k == 0 or n == 0:
         return ()
+    q_norm = math.sqrt(math.fsum((q * q).tolist()))
+    # the query is scaled to unit length first so that a tiny query cannot
+    # underflow when cast down to the matrix's precision
+    q_unit = (q / q_norm if q_norm > 0 else q).astype(m.dtype)
     try:
         ticks = np.fromiter(map(_ticks_of, rows), dtype=np.int64, count=n)
         weights = np.fromiter(map(_weights_of, rows), dtype=np.float64, count=n)
@@ -180,18 +195,17 @@ def rank(
     eligible = ticks <= now
     if not eligible.any():
         return ()
-
-    q_norm = math.sqrt(math.fsum((q * q).tolist()))
-    candidates = _nominate(m, q, q_norm, ticks, weights, eligible, now, p)
+    candidates = _nominate(m, q_unit, q_norm, ticks, weights, eligible, now, p)
 
     out = []
     for i in candidates.tolist():
         row = rows[i]
         rec = 0.5 ** ((now - row.tick) / p.half_life)
         imp = row.weight / 10
-        rel = _exact_cosine(m[i], q, q_norm)
-        if not all(map(math.isfinite, (rec, imp, rel))):
-            raise LawError(f"Expected finite scores but memory {row.id} scores rel={rel!r}")
+        v = m[i]
+        if not np.isfinite(v).all():
+            raise LawError(f"Expected finite vectors but row {i} of vectors is not finite")
+        rel = _exact_cosine(v, q, q_norm)
         out.append(Ranked(row, rec, imp, rel, w_r * rec + w_i * imp + w_v * rel))
     out.sort(key=_key)
     ids = [r.memory.id for r in out]
@@ -200,9 +214,57 @@ def rank(
     return tuple(out[: p.k])
 
 
+_CHUNK_BYTES = 3 << 18
+"""Rows are read in blocks of about 768 KB, which fit in a core's L2 cache, so
+the second product over a block (its squared norms) reads it from cache and
+the matrix crosses the memory bus once, not twice."""
+
+_rowdot = getattr(np, "vecdot", None)
+
+
+def _products(m: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's product with the unit query and with itself, in the matrix's precision."""
+    n, dim = m.shape
+    dots = np.empty(n, dtype=m.dtype)
+    squares = np.empty(n, dtype=m.dtype)
+    step = max(1, _CHUNK_BYTES // max(1, dim * m.itemsize))
+    # overflow and underflow are expected here and caught by the caller's
+    # check of the squares; they are not worth a warning
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        for a in range(0, n, step):
+            block = m[a : a + step]
+            if _rowdot is not None:
+                _rowdot(block, q, out=dots[a : a + step])
+                _rowdot(block, block, out=squares[a : a + step])
+            else:  # numpy < 2 has no vecdot; einsum is the same product, a little slower
+                np.einsum("ij,j->i", block, q, out=dots[a : a + step])
+                np.einsum("ij,ij->i", block, block, out=squares[a : a + step])
+    return dots, squares
+
+
+def _kth_largest(fast: np.ndarray, k: int) -> float:
+    """The k-th largest of `fast`, without partitioning the whole array.
+
+    The k-th largest of any subset is no greater than the k-th largest of the
+    whole, so a strided sample gives a lower bound cheaply; every one of the
+    top k is at or above it, the values there are few, and the k-th largest
+    among them is the k-th largest of all."""
+    n = fast.shape[0]
+    stride = max(1, n // (64 * k))
+    if stride > 1:
+        sample = fast[::stride]
+        if sample.shape[0] > k:
+            low = np.partition(sample, sample.shape[0] - k)[sample.shape[0] - k]
+            if np.isfinite(low):
+                above = fast[fast >= low]
+                if above.shape[0] >= k:
+                    return float(np.partition(above, above.shape[0] - k)[above.shape[0] - k])
+    return float(np.partition(fast, n - k)[n - k])
+
+
 def _nominate(
     m: np.ndarray,
-    q: np.ndarray,
+    q_unit: np.ndarray,
     q_norm: float,
     ticks: np.ndarray,
     weights: np.ndarray,
@@ -213,19 +275,14 @@ def _nominate(
     """Indices of every row that could be in the top k, found by a fast pass with a proven margin."""
     w_r, w_i, w_v = p.weights
     n, dim = m.shape
-    if int(eligible.sum()) <= p.k:
+    if int(np.count_nonzero(eligible)) <= p.k:
         return np.flatnonzero(eligible)
+    dots, squares = _products(m, q_unit)
     fin = np.finfo(m.dtype)
-    # the query is scaled to unit length first so that a tiny query cannot
-    # underflow when cast down to the matrix's precision
-    q_unit = (q / q_norm if q_norm > 0 else q).astype(m.dtype)
-    # einsum runs numpy's own loop, which here is faster than BLAS gemv and
-    # touches each row once per pass
-    dots = np.einsum("ij,j->i", m, q_unit).astype(np.float64)
-    sq = np.einsum("ij,ij->i", m, m).astype(np.float64)
-    # rows the error bound does not cover (overflow, or so small that
-    # products underflow) are scored exactly whatever their fast score
-    odd = ~np.isfinite(dots) | ~np.isfinite(sq) | (sq < fin.tiny * 2.0**30)
+    # rows the error bound does not cover (a square that overflowed, or one so
+    # small its products underflow, or not a number) are scored exactly,
+    # whatever their fast score; the comparisons are false for NaN
+    odd = ~((squares >= fin.tiny * 2.0**30) & (squares <= fin.max))
     odd_rows = np.flatnonzero(odd)
     if odd_rows.size:
         few = m[odd_rows]
@@ -234,22 +291,38 @@ def _nominate(
             row = int(odd_rows[np.argmin(finite)])
             raise LawError(f"Expected finite vectors but row {row} of vectors is not finite")
         # a vector of exact zeros has relevance 0 by definition, fast or exact
-        odd[odd_rows[~few.any(axis=1)]] = False
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(odd | (sq == 0) | (q_norm == 0), 0.0, dots / np.sqrt(sq))
-    rec = np.power(0.5, (now - ticks) / float(p.half_life))
-    fast = w_r * rec + w_i * (weights / 10) + w_v * rel
-    fast = np.where(eligible & ~odd, fast, -np.inf)
+        zeros = odd_rows[~few.any(axis=1)]
+        odd[zeros] = False
+        odd_rows = np.flatnonzero(odd)
+        squares[odd] = 1
+        squares[zeros] = 1
+        dots[odd] = 0
+    fast = dots.astype(np.float64)
+    if q_norm > 0:
+        fast /= np.sqrt(squares, dtype=np.float64)
+    else:
+        fast[:] = 0.0
+    fast *= w_v
+    age = (now - ticks).astype(np.float64)
+    age *= -1.0 / float(p.half_life)
+    fast += w_r * np.exp2(age)
+    fast += (w_i / 10) * weights
+    if not eligible.all():
+        fast[~eligible] = -np.inf
+    if odd_rows.size:
+        fast[odd_rows] = -np.inf
 
     # |fast relevance - exact relevance| <= (1.5 dim + 3) u for a float sum of
     # dim products in any order, the query's cast and the norm's sqrt; twice that
     # for slack, plus float64 dust for the other two terms and the 12-place rounding
     u = float(fin.eps) / 2
     margin = abs(w_v) * (2 * dim + 8) * u + 1e-12 * (1 + abs(w_r) + abs(w_i) + abs(w_v))
-    ordinary = int((eligible & ~odd).sum())
+    ordinary = int(np.count_nonzero(eligible)) - int(np.count_nonzero(odd & eligible))
     if ordinary > p.k:
-        kth = np.partition(fast, n - p.k)[n - p.k]
+        kth = _kth_largest(fast, p.k)
         keep = fast >= kth - 2 * margin - 2 * 10.0**-PLACES
     else:
         keep = eligible & ~odd
-    return np.flatnonzero(keep | (odd & eligible))
+    if odd_rows.size:
+        keep |= odd & eligible
+    return np.flatnonzero(keep)

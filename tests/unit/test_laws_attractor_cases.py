@@ -1,0 +1,160 @@
+"""Worked cases of the attractor's current rules and of the proposed single rule."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from kernel import laws
+from kernel.laws import AttractorUpdate, BasinUpdate, LawError, NewBasin
+
+
+def seeded():
+    return laws.attractor_seed(["Systems", "Music", "Cooking"])
+
+
+def test_seeded_basins_start_level_at_one_half():
+    s = seeded()
+    assert [b.slug for b in s.basins] == ["systems", "music", "cooking"]
+    assert s.weights == (0.5, 0.5, 0.5)
+    assert laws.entropy(s) == 1.0
+
+
+def test_a_touched_basin_moves_by_its_delta_clamped_to_three_tenths_and_untouched_ones_relax():
+    s = laws.attractor_update(seeded(), AttractorUpdate(basins=(BasinUpdate("systems", 0.9),)))
+    assert s.basin("systems").weight == pytest.approx(0.8)
+    assert s.basin("music").weight == pytest.approx(0.5 + (0.3 - 0.5) * 0.05)
+    assert s.basin("systems").conversations == 1
+    assert s.basin("systems").last_active == 1
+
+
+def test_a_basin_listed_with_a_zero_or_negative_delta_does_not_relax_and_is_not_counted_as_used():
+    s = laws.attractor_update(
+        seeded(), AttractorUpdate(basins=(BasinUpdate("music", 0.0), BasinUpdate("cooking", -0.1)))
+    )
+    assert s.basin("music").weight == 0.5
+    assert s.basin("cooking").weight == pytest.approx(0.4)
+    assert s.basin("music").conversations == 0 and s.basin("music").last_active is None
+
+
+def test_a_weight_never_leaves_five_hundredths_to_one():
+    s = seeded()
+    for _ in range(10):
+        s = laws.attractor_update(
+            s, AttractorUpdate(basins=(BasinUpdate("systems", 0.3), BasinUpdate("music", -0.3)))
+        )
+    assert s.basin("systems").weight == 1.0
+    assert s.basin("music").weight == 0.05
+
+
+def test_the_untouched_gap_halves_in_about_13_5_updates():
+    s = seeded()
+    gaps = []
+    for _ in range(20):
+        s = laws.attractor_update(s, AttractorUpdate())
+        gaps.append(s.basin("music").weight - 0.3)
+    first_half = next(n for n, g in enumerate(gaps, 1) if g <= 0.1)
+    assert first_half == 14
+    assert gaps[12] > 0.1
+    assert math.log(0.5) / math.log(0.95) == pytest.approx(13.5, abs=0.02)
+
+
+def test_a_new_basin_joins_at_four_tenths_and_an_existing_slug_is_not_added_again():
+    s = laws.attractor_update(
+        seeded(), AttractorUpdate(new_basins=(NewBasin("Tide Pools", ("sand",)), NewBasin("MUSIC")))
+    )
+    assert [b.slug for b in s.basins] == ["systems", "music", "cooking", "tide-pools"]
+    b = s.basin("tide-pools")
+    assert (b.weight, b.conversations, b.keywords) == (0.4, 1, ("sand",))
+
+
+def test_connections_are_symmetric_and_only_ever_added():
+    s = laws.attractor_update(seeded(), AttractorUpdate(connections=(("systems", "music"),)))
+    assert s.basin("systems").connections == ("music",)
+    assert s.basin("music").connections == ("systems",)
+    s = laws.attractor_update(s, AttractorUpdate(connections=(("cooking", "music"),)))
+    assert s.basin("music").connections == ("cooking", "systems")
+
+
+def test_keywords_are_deduplicated_ignoring_case_and_capped_at_ten_counting_each_hit():
+    s = seeded()
+    words = tuple(f"w{i}" for i in range(8))
+    s = laws.attractor_update(
+        s, AttractorUpdate(basins=(BasinUpdate("music", 0.1, add_keywords=(*words, "W1")),))
+    )
+    assert s.basin("music").keywords == words
+    s = laws.attractor_update(
+        s, AttractorUpdate(basins=(BasinUpdate("music", 0.1, add_keywords=("a", "b", "c")),))
+    )
+    assert s.basin("music").keywords == (*words[1:], "a", "b", "c")
+    assert s.basin("music").cap_hits == 1
+    assert not laws.consolidation_due(s.basin("music"))
+    s = laws.attractor_update(
+        s,
+        AttractorUpdate(
+            basins=(BasinUpdate("music", 0.1, add_keywords=("d",), remove_keywords=("A",)),)
+        ),
+    )
+    assert "a" not in s.basin("music").keywords and s.basin("music").cap_hits == 1
+    s = laws.attractor_update(
+        s, AttractorUpdate(basins=(BasinUpdate("music", 0.1, add_keywords=("e", "f")),))
+    )
+    assert s.basin("music").cap_hits == 2
+    assert laws.consolidation_due(s.basin("music"))
+
+
+def test_a_phase_shift_counts_and_at_most_five_emerging_patterns_are_carried():
+    s = laws.attractor_update(
+        seeded(), AttractorUpdate(phase_shift=True, emerging_patterns=tuple("abcdefg"))
+    )
+    assert s.phase == 1
+    assert s.emerging == tuple("abcde")
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_a_delta_that_is_not_a_finite_number_is_refused_not_turned_into_nan(bad):
+    with pytest.raises(LawError, match="delta"):
+        laws.attractor_update(seeded(), AttractorUpdate(basins=(BasinUpdate("music", bad),)))
+
+
+def test_an_update_naming_a_basin_the_state_does_not_have_is_refused():
+    with pytest.raises(LawError, match="slug='poetry'"):
+        laws.attractor_update(seeded(), AttractorUpdate(basins=(BasinUpdate("poetry", 0.1),)))
+    with pytest.raises(LawError, match="slug='poetry'"):
+        laws.attractor_update(seeded(), AttractorUpdate(connections=(("music", "poetry"),)))
+
+
+def test_under_the_single_rule_a_basin_left_out_and_one_given_zero_are_the_same():
+    a = laws.attractor_update_single(seeded(), AttractorUpdate())
+    b = laws.attractor_update_single(seeded(), AttractorUpdate(basins=(BasinUpdate("music", 0.0),)))
+    assert a == b
+    c = laws.attractor_update_single(seeded(), AttractorUpdate(basins=(BasinUpdate("music", 0.2),)))
+    assert c.basin("music").weight == pytest.approx(0.5 + (0.3 - 0.5) * 0.05 + 0.2)
+
+
+def test_entropy_edge_cases_are_the_seed_s():
+    assert laws.entropy([]) == 1.0
+    assert laws.entropy([0.0, 0.0]) == 1.0
+    assert laws.entropy([0.7]) == 0.0
+    assert laws.entropy([1.0, 0.0]) == 0.0
+    assert laws.entropy([0.2, 0.2, 0.2, 0.2]) == pytest.approx(1.0)
+    assert laws.entropy([1.0, 0.5, 0.5]) == pytest.approx(1.5 / math.log2(3))
+    with pytest.raises(LawError, match="weight"):
+        laws.entropy([0.5, -0.1])
+
+
+def test_the_four_trajectories_are_checked_in_order():
+    def state(*steps):
+        return laws.AttractorState(
+            basins=tuple(
+                laws.Basin(f"b{i}", f"b{i}", after, trajectory=(before, after))
+                for i, (before, after) in enumerate(steps)
+            )
+        )
+
+    assert laws.trajectory(state((0.5, 0.58), (0.5, 0.44))) == laws.CONVERGING
+    assert laws.trajectory(state((0.5, 0.3), (0.5, 0.7))) == laws.RESTRUCTURING
+    assert laws.trajectory(state((0.8, 0.7), (0.5, 0.6), (0.5, 0.5))) == laws.DIVERGING
+    assert laws.trajectory(state((0.52, 0.51), (0.5, 0.49))) == laws.STABLE
+    assert laws.trajectory(seeded()) == laws.STABLE
