@@ -159,8 +159,8 @@ def reflect_lines(sc: msc.Scenario, who: str | None) -> list[str]:
         out += _bar(s.statement or '""')
         out.append(f"  drawn from, as the model gave them   {', '.join(map(str, s.cites)) or 'nothing'}")
         v = s.verdict
-        out.append(f"  the seam                             "
-                   f"{'accepted, at depth %d' % v.depth if v.ok else 'refused by %s: %s' % (v.check, v.reason)}")
+        said = f"accepted, at depth {v.depth}" if v.ok else f"refused by {v.check}: {v.reason}"
+        out.append(f"  the seam                             {said}")
         if s.row is not None:
             out.append(f"  the row appended                     {_row(s.row)}")
         else:
@@ -192,17 +192,13 @@ def refuse_lines(sc: msc.Scenario, who: str | None) -> tuple[list[str], int]:
         raise VillageError(f"no accepted statement{' of ' + who if who else ''} in {sc.name} to break")
     rnd, r, s = pick
     # The villager's stream as the seam saw it, and every other villager's rows.
-    import itertools
-    mine = tuple(x.memory for x in s.ranked)  # rows it could cite are its own
-    everyone = {m.id: m for rr in rnd.reflections for m in rr.window}
     stream = _stream_of(sc, r.villager, r.now)
+    others = [m for p in sc.world.people if p.id != r.villager for m in _stream_of(sc, p.id, r.now)]
     rows_before = len(stream)
-    nobody = max(everyone.keys() | {m.id for m in stream}) + 900
-    other = next((m for m in itertools.chain.from_iterable(_stream_of(sc, p.id, r.now)
-                                                           for p in sc.world.people if p.id != r.villager)
-                  if m.tick <= r.now), None)
-    newest = max(stream_by(stream)[c].tick for c in s.cites)
-    back = newest - 1
+    nobody = max(m.id for m in stream + tuple(others)) + 900
+    other = others[0] if others else None
+    by_id = {m.id: m for m in stream}
+    back = max(by_id[c].tick for c in s.cites) - 1
     cases = [(f"the first citation swapped for {nobody}, which no stream holds",
               (nobody,) + s.cites[1:], r.now)]
     if other is not None:
@@ -214,7 +210,6 @@ def refuse_lines(sc: msc.Scenario, who: str | None) -> tuple[list[str], int]:
     out = [f"  {r.name}'s accepted statement at tick {r.now}, drawn from "
            f"{', '.join(map(str, s.cites))}:", *_bar(s.statement), ""]
     accepted = 0
-    del mine
     for what, cites, now in cases:
         v = laws.cite(stream, now, cites, sc.settings.cap)
         out.append(f"  {what}")
@@ -230,10 +225,6 @@ def refuse_lines(sc: msc.Scenario, who: str | None) -> tuple[list[str], int]:
     out.append(f"  {len(cases) - accepted} statements refused whole, 0 rows written, and the one "
                f"that checks is the one above")
     return out, accepted
-
-
-def stream_by(rows) -> dict[int, laws.Memory]:
-    return {m.id: m for m in rows}
 
 
 def _stream_of(sc: msc.Scenario, villager: int, now: int) -> tuple[laws.Memory, ...]:

@@ -1,0 +1,100 @@
+"""`village run`, `village replay` and `village reflect`, through click's CliRunner, with no model."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from kernel import log as vlog
+from kernel.cli import main
+from kernel.mind import scenario as msc
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_every_command_answers_dash_h():
+    for args in (["run", "-h"], ["replay", "-h"], ["reflect", "-h"], ["world", "-h"],
+                 ["index", "-h"], ["sql", "-h"]):
+        res = invoke(*args)
+        assert res.exit_code == 0 and "Usage:" in res.output, args
+
+
+def test_run_with_the_replay_oracle_reaches_the_committed_head_and_prints_each_round(tmp_path):
+    sc = msc.load("day-of-three")
+    res = invoke("run", "day-of-three", "--oracle", "replay", "--out", str(tmp_path / "r.log"))
+    assert res.exit_code == 0, res.output
+    assert f"head {sc.head_sha256}" in res.output
+    for p in sc.world.people:
+        assert f"{p.name}" in res.output and "round at tick   1999" in res.output
+    assert "calls," in res.output and "thoughts written" in res.output
+    assert vlog.verify(tmp_path / "r.log").head_hex == sc.head_sha256
+
+
+def test_recording_needs_a_live_oracle():
+    res = invoke("run", "day-of-three", "--oracle", "replay", "--record")
+    assert res.exit_code == 2 and "needs a live oracle" in res.output
+
+
+def test_an_unknown_scenario_is_one_line_naming_the_committed_ones():
+    res = invoke("run", "no-such-day")
+    assert res.exit_code == 1 and "no scenario 'no-such-day'" in res.output
+    assert "day-of-three" in res.output
+
+
+def test_a_live_run_without_an_ollama_server_says_what_to_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+    res = invoke("run", "day-of-three", "--oracle", "ollama", "--out", str(tmp_path / "r.log"))
+    assert res.exit_code == 1
+    assert "ollama serve" in res.output and res.output.strip().count("\n") == 0
+
+
+def test_settings_prints_every_number_and_both_templates_with_size_and_sha256():
+    res = invoke("reflect", "--mode", "settings")
+    assert res.exit_code == 0, res.output
+    for want in ("every 2000 ticks", "2, asked about the newest 24", "the depth cap  2",
+                 "half-life 250, weights 1.00 1.00 3.00, k 8", "at most 128 tokens",
+                 "configs/reflect-questions.tmpl,", "configs/reflect-statement.tmpl,",
+                 "thought  reflection     4", "plus 2 for the first thought"):
+        assert want in res.output, want
+
+
+def test_prompt_shows_the_window_and_its_sha256_against_the_recording():
+    res = invoke("reflect", "--mode", "prompt", "--who", "Halla")
+    assert res.exit_code == 0, res.output
+    assert "the same bytes; the recording is a recording of this template and this stream" in res.output
+    assert "Halla's newest 24 rows at ticks up to 1999" in res.output
+
+
+def test_reflect_shows_the_ranking_the_statement_and_the_verdict_per_question():
+    res = invoke("reflect", "--mode", "reflect")
+    assert res.exit_code == 0, res.output
+    assert "rank    id   tick weight  recency" in res.output
+    assert "the seam" in res.output and "the row appended" in res.output
+    assert "requests rendered here and every one the recorded bytes" in res.output
+
+
+def test_refuse_refuses_all_three_broken_copies_whole_and_writes_nothing():
+    res = invoke("reflect", "--mode", "refuse")
+    assert res.exit_code == 0, res.output
+    assert res.output.count("refused by cites") == 3
+    assert "is not one this villager has" in res.output and "which is after tick" in res.output
+    assert "3 statements refused whole, 0 rows written" in res.output
+
+
+def test_chain_replays_the_five_days_under_the_cap():
+    res = invoke("reflect", "--mode", "chain")
+    assert res.exit_code == 0, res.output
+    assert "replayed here under cap 2" in res.output and "steps replayed" in res.output
+
+
+def test_an_unknown_villager_is_one_line():
+    res = invoke("reflect", "--mode", "prompt", "--who", "Nobody")
+    assert res.exit_code == 1 and "no villager named 'Nobody'" in res.output
+
+
+@pytest.mark.parametrize("mode", ["prompt", "reflect", "refuse", "chain"])
+def test_a_scenario_without_a_recording_is_refused_in_one_line(mode):
+    res = invoke("reflect", "--mode", mode, "village-day")
+    assert res.exit_code == 1 and "has no recording to replay" in res.output
