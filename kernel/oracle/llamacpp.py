@@ -33,6 +33,7 @@ Choices, and why:
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import importlib.util
 import threading
@@ -48,6 +49,18 @@ from kernel.oracle.base import Ask, Oracle, Said
 
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[Any, ...], Any] = {}
+
+
+def _unload_all() -> None:
+    # Close the cached models while the interpreter still has its modules:
+    # llama-cpp-python's own finaliser fails once they are torn down at exit.
+    with _LOCK:
+        while _LOADED:
+            _, llm = _LOADED.popitem()
+            llm.close()
+
+
+atexit.register(_unload_all)
 _SHA: dict[tuple[str, int, int], str] = {}
 _GRAMMARS: dict[bytes, Any] = {}
 

@@ -15,7 +15,6 @@ from typing import Any
 
 from kernel.seam.errors import SeamError
 
-
 # Bounds on the answer's shape, not rules about its content. A schema on the
 # wire becomes a grammar, and a grammar with a bound closes a string or a list
 # where a small model would otherwise run on to the token limit; what the

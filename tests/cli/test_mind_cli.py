@@ -47,7 +47,11 @@ def test_a_live_run_without_an_ollama_server_says_what_to_run(tmp_path, monkeypa
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
     res = invoke("run", "day-of-three", "--oracle", "ollama", "--out", str(tmp_path / "r.log"))
     assert res.exit_code == 1
-    assert "ollama serve" in res.output and res.output.strip().count("\n") == 0
+    err = [x for x in res.output.splitlines() if x.startswith("Error:")]
+    assert len(err) == 1 and "no Ollama server at http://127.0.0.1:9" in err[0] and "ollama serve" in err[0]
+    # The log holds every tick before the first round, whole, and nothing of the round.
+    s = vlog.verify(tmp_path / "r.log")
+    assert s.last_tick == 1998 and not s.tail.torn
 
 
 def test_settings_prints_every_number_and_both_templates_with_size_and_sha256():

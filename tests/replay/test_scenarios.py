@@ -55,7 +55,8 @@ def home_copy(tmp_path, monkeypatch):
 def test_one_changed_byte_of_a_template_stops_the_replay_at_the_first_call_naming_both_digests(home_copy):
     t = home_copy / "configs" / "reflect-questions.tmpl"
     b = bytearray(t.read_bytes())
-    b[0] = ord("X") if b[0] != ord("X") else ord("Y")
+    i = b.rindex(b"day")
+    b[i] = ord("D")  # one byte of the words, not of the template's syntax
     t.write_bytes(bytes(b))
     sc = msc.load("day-of-three")
     oracle = make("replay", replay_from=sc.exemplars)
@@ -86,3 +87,25 @@ def test_the_replay_command_passes_on_the_committed_recordings():
     assert res.exit_code == 0, res.output
     assert "the committed digest, byte for byte" in res.output
     assert "requests rendered here that were the recorded bytes" in res.output
+
+
+def test_a_cap_below_the_recorded_chain_cuts_it_and_the_replay_stops_at_the_first_prompt_that_differs(tmp_path):
+    sc = msc.load("five-days-of-halla")
+    assert sc.settings.cap == 0, "the chain was recorded with the cap off"
+    full = mrun.run(sc, make("replay", replay_from=sc.exemplars), tmp_path / "full.log")
+    depths = [s.verdict.depth for r in full.rounds for x in r.reflections for s in x.statements
+              if s.verdict is not None and s.verdict.ok]
+    deepest = max(depths)
+    assert deepest >= 2, "the recording holds a thought drawn from a thought"
+    cap = deepest - 1
+    oracle = make("replay", replay_from=sc.exemplars)
+    cut = mrun.run(sc, oracle, tmp_path / "cut.log", st=sc.settings.with_cap(cap), keep_going=True)
+    refused = [s for r in cut.rounds for x in r.reflections for s in x.statements
+               if s.verdict is not None and s.verdict.check == "depth"]
+    assert refused and all(s.row is None for s in refused)
+    assert f"the cap is {cap}" in refused[0].verdict.reason
+    # The refused thought was never written (nor embedded), so a later call is not the recorded one.
+    assert isinstance(cut.stopped, ReplayMismatch)
+    assert "the recording is not a recording of this code" in str(cut.stopped) and oracle.unread > 0
+    s = vlog.verify(tmp_path / "cut.log")
+    assert s.last_tick < sc.ticks - 1 and not s.tail.torn
