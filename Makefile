@@ -31,9 +31,12 @@ replay: setup
 	$(BIN)/village replay
 
 # A live run against a local Ollama server ($$OLLAMA_HOST or configs/models.json).
+# The server's digest for the model must be pinned in configs/models.json, or
+# accepted for this run: make live LIVE_FLAGS=--accept-digest
 LIVE ?= day-of-three
+LIVE_FLAGS ?=
 live: setup
-	$(BIN)/village run $(LIVE) --oracle ollama
+	$(BIN)/village run $(LIVE) --oracle ollama $(LIVE_FLAGS)
 
 # Re-record every committed scenario with the embedded model (llama.cpp).
 RECORDED := day-of-three five-days-of-halla day-of-twenty-four
