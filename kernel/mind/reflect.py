@@ -119,7 +119,7 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
         r = Reflection(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
                        rows=len(mine[d.villager]), window=window, prompt=prompt)
         if not window:
-            r.refused = "window: nothing remembered yet"
+            # Nothing remembered yet: there is no day to make something of, and no call.
             refl.append(r)
             continue
         schema = asked_schema(st.questions)
