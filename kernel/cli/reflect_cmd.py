@@ -175,19 +175,11 @@ def reflect_lines(sc: msc.Scenario, who: str | None) -> list[str]:
 def refuse_lines(sc: msc.Scenario, who: str | None) -> tuple[list[str], int]:
     """The seam against three broken copies of an accepted statement; (lines, how many accepted)."""
     report, _ = _replay(sc)
-    pick = None
-    for rnd in report.rounds:
-        for r in rnd.reflections:
-            if who is not None and r.name.lower() != who.lower():
-                continue
-            for s in r.statements:
-                if s.row is not None:
-                    pick = (rnd, r, s)
-                    break
-            if pick:
-                break
-        if pick:
-            break
+    # The accepted statement with the most citations: the most there is to trim, and not trimmed.
+    accepted = [(rnd, r, s) for rnd in report.rounds for r in rnd.reflections
+                if who is None or r.name.lower() == who.lower()
+                for s in r.statements if s.row is not None]
+    pick = max(accepted, key=lambda x: len(x[2].cites), default=None)
     if pick is None:
         raise VillageError(f"no accepted statement{' of ' + who if who else ''} in {sc.name} to break")
     rnd, r, s = pick
@@ -219,8 +211,9 @@ def refuse_lines(sc: msc.Scenario, who: str | None) -> tuple[list[str], int]:
             out.append(f"    the seam     ACCEPTED at depth {v.depth}: this is a fault in the seam")
         else:
             out.append(f"    the seam     refused by {v.check}: {v.reason}")
-            out.append(f"    written      nothing: {rows_before} rows before, {rows_before} after; the "
-                       f"statement is not trimmed to the {len(cites) - 1} that check")
+            rest = (f"the statement is not trimmed to the {len(cites) - 1} that check" if len(cites) > 1
+                    else "there is nothing to trim it to")
+            out.append(f"    written      nothing: {rows_before} rows before, {rows_before} after; {rest}")
         out.append("")
     out.append(f"  {len(cases) - accepted} statements refused whole, 0 rows written, and the one "
                f"that checks is the one above")
