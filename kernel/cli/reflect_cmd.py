@@ -275,9 +275,13 @@ def chain_lines(sc: msc.Scenario, cap: int) -> list[str]:
         out.append(f"  the recording goes on for {left} more call(s) made with the cap at "
                    f"{sc.settings.cap}, and none of them replays here")
     elif cap != sc.settings.cap:
-        out.append(f"  the cap never cut the chain: every prompt was the recorded bytes "
-                   f"(the deepest thought stood at depth "
-                   f"{max((s.verdict.depth for rnd in report.rounds for r in rnd.reflections for s in r.statements if s.verdict), default=0)})")
+        deepest = max((s.verdict.depth for rnd in report.rounds for r in rnd.reflections
+                       for s in r.statements if s.verdict), default=0)
+        out.append(f"  the cap never cut the chain: the model's deepest thought in this recording "
+                   f"stands at depth {deepest}, within the cap of {cap}, so every call was the recorded one")
+        if deepest > 1:
+            out.append(f"  (under --cap {deepest - 1} the chain is cut, and the replay stops where the "
+                       f"recording goes on without the cut)")
     out.append(f"  {len(report.rounds)} steps replayed, {report.thoughts} thoughts written, "
                f"{refused_depth} refused for depth")
     return out

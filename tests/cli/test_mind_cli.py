@@ -93,6 +93,14 @@ def test_chain_replays_the_five_days_under_the_cap():
     assert "replayed here under cap 2" in res.output and "steps replayed" in res.output
 
 
+def test_chain_under_a_cap_the_recording_went_past_stops_where_the_recording_goes_on():
+    res = invoke("reflect", "--mode", "chain", "--cap", "1")
+    assert res.exit_code == 0, res.output
+    assert "refused by depth: a thought at depth 2, and the cap is 1" in res.output
+    assert "the replay stopped at tick" in res.output and "not a recording of this code" in res.output
+    assert "none of them replays here" in res.output
+
+
 def test_an_unknown_villager_is_one_line():
     res = invoke("reflect", "--mode", "prompt", "--who", "Nobody")
     assert res.exit_code == 1 and "no villager named 'Nobody'" in res.output
