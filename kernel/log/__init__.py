@@ -8,11 +8,12 @@ from kernel.log.log import (
     Summary,
     Tick,
     fold,
+    native,
     read_events,
     read_header,
     read_ticks,
     verify,
 )
 
-__all__ = ["FORMAT", "MAGIC", "Header", "LogWriter", "Recovery", "Summary", "Tick", "fold",
+__all__ = ["FORMAT", "MAGIC", "Header", "LogWriter", "Recovery", "Summary", "Tick", "fold", "native",
            "read_events", "read_header", "read_ticks", "verify"]

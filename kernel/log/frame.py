@@ -37,11 +37,11 @@ HEAD = struct.Struct("<II")
 CHAIN = 32
 ZERO = b"\x00" * CHAIN
 MAX_PAYLOAD = 1 << 30
-_SALT = zlib.crc32(MAGIC)
+SALT = zlib.crc32(MAGIC)
 
 
 def length_check(n: int) -> int:
-    return zlib.crc32(struct.pack("<I", n), _SALT)
+    return zlib.crc32(struct.pack("<I", n), SALT)
 
 
 def frame_bytes(prev: bytes, payload: bytes) -> tuple[bytes, bytes]:
@@ -207,7 +207,7 @@ def check_chain(fh: BinaryIO, on_payload):
     """
     fh.seek(0)
     if fh.read(len(MAGIC)) != MAGIC:
-        return _careful(fh, None, on_payload)
+        return continue_from(fh, None, on_payload)
     base, index, prev = len(MAGIC), 0, ZERO
     buf = b""
     pos = blen = 0
@@ -219,7 +219,7 @@ def check_chain(fh: BinaryIO, on_payload):
         if blen - pos < 8:
             more = read(BLOCK)
             if not more:
-                return _careful(fh, (base + pos, index, prev), on_payload)
+                return continue_from(fh, (base + pos, index, prev), on_payload)
             buf = buf[pos:] + more
             base += pos
             pos, blen = 0, len(buf)
@@ -228,15 +228,15 @@ def check_chain(fh: BinaryIO, on_payload):
         c = checks.get(n)
         if c is None:
             if n > MAX_PAYLOAD or check != length_check(n):
-                return _careful(fh, (base + pos, index, prev), on_payload)
+                return continue_from(fh, (base + pos, index, prev), on_payload)
             c = checks[n] = check
         if check != c:
-            return _careful(fh, (base + pos, index, prev), on_payload)
+            return continue_from(fh, (base + pos, index, prev), on_payload)
         end = pos + 8 + n
         if end + CHAIN > blen:
             more = read(max(BLOCK, end + CHAIN - blen))
             if not more:
-                return _careful(fh, (base + pos, index, prev), on_payload)
+                return continue_from(fh, (base + pos, index, prev), on_payload)
             buf = buf[pos:] + more
             base += pos
             pos, blen = 0, len(buf)
@@ -254,7 +254,9 @@ def check_chain(fh: BinaryIO, on_payload):
         index += 1
 
 
-def _careful(fh: BinaryIO, start, on_payload) -> Tail:
+def continue_from(fh: BinaryIO, start, on_payload) -> Tail:
+    """`scan_raw` from `start` (offset, index, chain value; None: the file's start), calling
+    `on_payload(index, offset, payload)` for each whole frame; returns the `Tail`."""
     gen = scan_raw(fh, start)
     while True:
         try:
