@@ -32,6 +32,13 @@ def test_verify_prints_what_the_log_holds_and_exits_0_when_intact(tmp_path):
         assert want in res.output
 
 
+def test_the_fast_verify_counts_the_same(tmp_path):
+    p = tmp_path / "run.log"
+    s = _log(p)
+    res = CliRunner().invoke(main, ["log", "verify", "--fast", str(p)])
+    assert res.exit_code == 0 and s.head_hex in res.output and "events     3" in res.output
+
+
 def test_verify_exits_1_naming_the_frame_and_offset_of_damage(tmp_path):
     p = tmp_path / "run.log"
     _log(p)
