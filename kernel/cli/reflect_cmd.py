@@ -37,12 +37,19 @@ def _bar(lines: bytes | str) -> list[str]:
     return [f"    | {x}".rstrip() for x in text.rstrip("\n").split("\n")]
 
 
-def _replay(sc: msc.Scenario, st=None):
-    """Replay a scenario into a temporary log; the report and the oracle (stopped or not)."""
+def _replay(sc: msc.Scenario, st=None, *, memory: bool = False):
+    """Replay a scenario into a temporary log: the report, the oracle (stopped or not), and
+    with `memory` every memory row the log folds to."""
+    from kernel import world
     oracle = make("replay", replay_from=sc.exemplars)
+    rows: tuple[laws.Memory, ...] = ()
     with tempfile.TemporaryDirectory(prefix="village-reflect-") as d:
-        report = mrun.run(sc, oracle, Path(d) / "run.log", st=st, keep_going=True)
-    return report, oracle
+        path = Path(d) / "run.log"
+        report = mrun.run(sc, oracle, path, st=st, keep_going=True)
+        if memory:
+            rules = world.load_rules(sc.folder / sc.raw["importance"]) if "importance" in sc.raw else None
+            rows = world.memory_of(path, rules=rules).rows
+    return report, oracle, rows
 
 
 def _pick(rnd: Round, who: str | None) -> Reflection:
@@ -92,7 +99,7 @@ def settings_lines(sc: msc.Scenario) -> list[str]:
 
 
 def prompt_lines(sc: msc.Scenario, who: str | None) -> list[str]:
-    report, _ = _replay(sc)
+    report, _, _ = _replay(sc)
     if not report.rounds:
         raise VillageError(f"scenario {sc.name} has no reflection round to show")
     r = _pick(report.rounds[0], who)
@@ -124,7 +131,7 @@ def _row(m: laws.Memory) -> str:
 
 
 def reflect_lines(sc: msc.Scenario, who: str | None) -> list[str]:
-    report, oracle = _replay(sc)
+    report, oracle, _ = _replay(sc)
     if not report.rounds:
         raise VillageError(f"scenario {sc.name} has no reflection round to show")
     rnd = report.rounds[0]
@@ -174,7 +181,7 @@ def reflect_lines(sc: msc.Scenario, who: str | None) -> list[str]:
 
 def refuse_lines(sc: msc.Scenario, who: str | None) -> tuple[list[str], int]:
     """The seam against three broken copies of an accepted statement; (lines, how many accepted)."""
-    report, _ = _replay(sc)
+    report, _, rows = _replay(sc, memory=True)
     # The accepted statement with the most citations: the most there is to trim, and not trimmed.
     accepted = [(rnd, r, s) for rnd in report.rounds for r in rnd.reflections
                 if who is None or r.name.lower() == who.lower()
@@ -184,8 +191,10 @@ def refuse_lines(sc: msc.Scenario, who: str | None) -> tuple[list[str], int]:
         raise VillageError(f"no accepted statement{' of ' + who if who else ''} in {sc.name} to break")
     rnd, r, s = pick
     # The villager's stream as the seam saw it, and every other villager's rows.
-    stream = _stream_of(sc, r.villager, r.now)
-    others = [m for p in sc.world.people if p.id != r.villager for m in _stream_of(sc, p.id, r.now)]
+    # The streams as they stood when the round began: its own thoughts are not in them.
+    before = [m for m in rows if m.tick < r.now or (m.tick == r.now and m.kind != "thought")]
+    stream = tuple(m for m in before if m.villager == r.villager)
+    others = [m for m in before if m.villager != r.villager]
     rows_before = len(stream)
     nobody = max(m.id for m in stream + tuple(others)) + 900
     other = others[0] if others else None
@@ -220,28 +229,9 @@ def refuse_lines(sc: msc.Scenario, who: str | None) -> tuple[list[str], int]:
     return out, accepted
 
 
-def _stream_of(sc: msc.Scenario, villager: int, now: int) -> tuple[laws.Memory, ...]:
-    """A villager's rows at ticks up to now, as a replay of the scenario rebuilds them."""
-    from kernel import world
-    key = (sc.name, now)
-    if key not in _STREAMS:
-        oracle = make("replay", replay_from=sc.exemplars)
-        with tempfile.TemporaryDirectory(prefix="village-reflect-") as d:
-            p = Path(d) / "run.log"
-            mrun.run(sc, oracle, p, keep_going=True)
-            # The stream as it stood when the round began: the round's own thoughts are not in it.
-            rules = world.load_rules(sc.folder / sc.raw["importance"]) if "importance" in sc.raw else None
-            _STREAMS[key] = world.memory_of(p, rules=rules).rows
-    return tuple(m for m in _STREAMS[key]
-                 if m.villager == villager and (m.tick < now or (m.tick == now and m.kind != "thought")))
-
-
-_STREAMS: dict = {}
-
-
 def chain_lines(sc: msc.Scenario, cap: int) -> list[str]:
     st = sc.settings.with_cap(cap)
-    report, oracle = _replay(sc, st)
+    report, oracle, _ = _replay(sc, st)
     out = [f"  {sc.name}: recorded with the cap at {sc.settings.cap}{' (off)' if sc.settings.cap == 0 else ''}, "
            f"replayed here under cap {cap}", "",
            f"  {'step':>4} {'tick':>6}  {'the window':<13} {'retrieved':<13} {'cited':<13} {'depth':>5}  the seam"]
