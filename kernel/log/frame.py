@@ -197,63 +197,6 @@ def unpack_payload(frame: Frame):
                          f"({type(e).__name__})", frame=frame.index, offset=frame.offset) from None
 
 
-def check_chain(fh: BinaryIO, on_payload):
-    """`scan_raw` as one loop with no generator, for whole-log checks at close to sha256 speed.
-
-    `on_payload(index, offset, payload)` is called for every whole frame;
-    returns the `Tail`. Anything out of the ordinary (a short read at the
-    end, a length that does not check) is handed to `scan_raw` from that
-    frame on, so both share one set of rules for tails and damage.
-    """
-    fh.seek(0)
-    if fh.read(len(MAGIC)) != MAGIC:
-        return continue_from(fh, None, on_payload)
-    base, index, prev = len(MAGIC), 0, ZERO
-    buf = b""
-    pos = blen = 0
-    sha = hashlib.sha256
-    unpack_from = HEAD.unpack_from
-    checks: dict[int, int] = {}
-    read = fh.read
-    while True:
-        if blen - pos < 8:
-            more = read(BLOCK)
-            if not more:
-                return continue_from(fh, (base + pos, index, prev), on_payload)
-            buf = buf[pos:] + more
-            base += pos
-            pos, blen = 0, len(buf)
-            continue
-        n, check = unpack_from(buf, pos)
-        c = checks.get(n)
-        if c is None:
-            if n > MAX_PAYLOAD or check != length_check(n):
-                return continue_from(fh, (base + pos, index, prev), on_payload)
-            c = checks[n] = check
-        if check != c:
-            return continue_from(fh, (base + pos, index, prev), on_payload)
-        end = pos + 8 + n
-        if end + CHAIN > blen:
-            more = read(max(BLOCK, end + CHAIN - blen))
-            if not more:
-                return continue_from(fh, (base + pos, index, prev), on_payload)
-            buf = buf[pos:] + more
-            base += pos
-            pos, blen = 0, len(buf)
-            continue
-        payload = buf[pos + 8:end]
-        chain = sha(prev + payload).digest()
-        if chain != buf[end:end + CHAIN]:
-            offset = base + pos
-            raise LogCorrupt(f"frame {index} at byte {offset}: its chain value does not match its "
-                             f"bytes (the log was changed after it was written)",
-                             frame=index, offset=offset)
-        on_payload(index, base + pos, payload)
-        prev = chain
-        pos = end + CHAIN
-        index += 1
-
-
 def continue_from(fh: BinaryIO, start, on_payload) -> Tail:
     """`scan_raw` from `start` (offset, index, chain value; None: the file's start), calling
     `on_payload(index, offset, payload)` for each whole frame; returns the `Tail`."""

@@ -30,7 +30,6 @@ from kernel.log.frame import (
     ZERO,
     Frame,
     Tail,
-    check_chain,
     continue_from,
     frame_bytes,
     scan,
@@ -243,12 +242,10 @@ def verify(path: str | os.PathLike, *, deep: bool = True, use_native: bool = Tru
     """
     c = _Count()
     with _open_read(path) as fh:
-        if deep:
-            tail = check_chain(fh, c.deep)
-        elif use_native and _native is not None:
+        if not deep and use_native and _native is not None:
             tail = _verify_native(fh, c)
         else:
-            tail = check_chain(fh, c.fast)
+            tail = continue_from(fh, None, c.deep if deep else c.fast)
     if c.header is None:
         raise LogError(f"{path} has no header frame: it is empty or was cut off while being created")
     return Summary(header=c.header, frames=tail.frames, ticks=c.ticks, events=c.events,
