@@ -30,8 +30,22 @@ STATEMENT = "reflect-statement.tmpl"
 SHIPPED = (QUESTIONS, STATEMENT)
 
 
+class _Text:
+    """Bytes that are UTF-8 text: their size and their text, for whatever holds `bytes`."""
+
+    __slots__ = ()
+
+    @property
+    def size(self) -> int:
+        return len(self.bytes)
+
+    @property
+    def text(self) -> str:
+        return self.bytes.decode("utf-8")
+
+
 @dataclass(frozen=True, slots=True)
-class Rendered:
+class Rendered(_Text):
     """One rendered prompt: its exact bytes, their sha256, and the template that made them."""
 
     bytes: bytes
@@ -39,31 +53,15 @@ class Rendered:
     template: str
     template_sha256: str
 
-    @property
-    def size(self) -> int:
-        return len(self.bytes)
-
-    @property
-    def text(self) -> str:
-        return self.bytes.decode("utf-8")
-
 
 @dataclass(frozen=True, slots=True)
-class TemplateFile:
+class TemplateFile(_Text):
     """A template as it sits on disk: name, bytes, size and sha256 (for a `settings` display)."""
 
     name: str
     path: Path
     bytes: bytes
     sha256: str
-
-    @property
-    def size(self) -> int:
-        return len(self.bytes)
-
-    @property
-    def text(self) -> str:
-        return self.bytes.decode("utf-8")
 
 
 def _file_name(name: str) -> str:

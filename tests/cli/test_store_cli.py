@@ -2,28 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 from click.testing import CliRunner
 
 from kernel import log as vlog
-from kernel import world
 from kernel.cli import main
-
-
-@pytest.fixture(scope="module")
-def made(tmp_path_factory) -> Path:
-    p = tmp_path_factory.mktemp("cli") / "run.log"
-    world.run(world.load(), 400, p)
-    return p
-
-
-@pytest.fixture
-def log(made, tmp_path) -> Path:
-    p = tmp_path / "run.log"
-    p.write_bytes(made.read_bytes())
-    return p
 
 
 def test_every_store_command_answers_dash_h():

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import duckdb
 import pytest
 
@@ -15,20 +13,6 @@ from kernel.store.query import QueryError
 
 RULES = world.load_rules()
 DIGEST = world.rules_digest()
-
-
-@pytest.fixture(scope="module")
-def run(tmp_path_factory) -> Path:
-    p = tmp_path_factory.mktemp("store") / "run.log"
-    world.run(world.load(), 600, p)
-    return p
-
-
-@pytest.fixture
-def log(run, tmp_path) -> Path:
-    p = tmp_path / "run.log"
-    p.write_bytes(run.read_bytes())
-    return p
 
 
 def test_the_index_holds_the_memory_the_log_folds_to(log):
