@@ -22,13 +22,90 @@ import jsonschema
 from kernel.errors import ConfigError
 
 
-def home() -> Path:
-    """The project's top folder: `$VILLAGE_HOME`, else the folder holding `kernel/`."""
+# -- where a project's files are ----------------------------------------------
+#
+# A project home is a folder holding a `village.toml` or a `configs/world.json`.
+# It is found from the working folder upward, unless `--home` (set_home) or
+# $VILLAGE_HOME names one. A config a project does not have comes from the
+# shipped files: package data in `kernel/shipped/` in a wheel, or the
+# checkout's own `configs/` when the kernel runs from its source tree.
+
+MARKERS = ("village.toml", "configs/world.json")
+_chosen: Path | None = None
+
+
+def set_home(path: str | os.PathLike | None) -> None:
+    """Use `path` as the project home for the rest of this process (the CLI's `--home`)."""
+    global _chosen
+    if path is None:
+        _chosen = None
+        return
+    p = Path(path)
+    if not p.is_dir():
+        raise ConfigError(f"--home names a project folder, and {p} is not a folder")
+    _chosen = p.resolve()
+
+
+def is_home(folder: Path) -> bool:
+    return any((folder / m).is_file() for m in MARKERS)
+
+
+def find_home(start: str | os.PathLike) -> Path | None:
+    """The nearest project home at `start` or above it, or None."""
+    p = Path(start).resolve()
+    for q in (p, *p.parents):
+        if is_home(q):
+            return q
+    return None
+
+
+def project_home() -> Path | None:
+    """The project home in use: --home, else $VILLAGE_HOME, else found from the working folder."""
+    if _chosen is not None:
+        return _chosen
     env = os.environ.get("VILLAGE_HOME")
-    return Path(env) if env else Path(__file__).resolve().parent.parent
+    if env:
+        p = Path(env)
+        if not p.is_dir():
+            raise ConfigError(f"VILLAGE_HOME names a project folder, and {p} is not a folder")
+        return p.resolve()
+    return find_home(Path.cwd())
+
+
+def shipped() -> Path:
+    """The folder holding the shipped `configs/` (and the small scenario `village init` copies)."""
+    pkg = Path(__file__).resolve().parent
+    data = pkg / "shipped"
+    if (data / "configs" / "world.json").is_file():
+        return data
+    return pkg.parent
+
+
+def home() -> Path:
+    """The project home in use, or the shipped files' folder when there is none."""
+    return project_home() or shipped()
+
+
+def home_line() -> str:
+    """One line saying which home a command uses, for verbose and settings output."""
+    p = project_home()
+    if p is None:
+        return f"home: none found from {Path.cwd()}; shipped configs from {shipped()}"
+    how = ("--home" if _chosen is not None else
+           "VILLAGE_HOME" if os.environ.get("VILLAGE_HOME") else "found from the working folder")
+    return f"home: {p} ({how})"
+
+
+def config_file(fname: str) -> Path:
+    """`configs/FNAME` of the project home, or the shipped one when the project has none."""
+    p = project_home()
+    if p is not None and (p / "configs" / fname).is_file():
+        return p / "configs" / fname
+    return shipped() / "configs" / fname
 
 
 def configs_dir() -> Path:
+    """The project home's `configs/` folder (the shipped one when there is no project)."""
     return home() / "configs"
 
 
@@ -121,7 +198,8 @@ def _where(path) -> str:
 
 
 def schema_for(name: str) -> dict:
-    p = configs_dir() / "schema" / f"{name}.json"
+    # Schemas are the kernel's contract, not a project's: always the shipped ones.
+    p = shipped() / "configs" / "schema" / f"{name}.json"
     try:
         return json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -150,7 +228,7 @@ def load(name_or_path: str | os.PathLike, *, schema: str | None = None) -> Confi
     if os.sep in s or s.endswith(".json"):
         path = Path(s)
     else:
-        path = configs_dir() / f"{s}.json"
+        path = config_file(f"{s}.json")
     name = schema or path.stem
     try:
         raw = path.read_text(encoding="utf-8")

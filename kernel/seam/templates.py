@@ -73,7 +73,7 @@ def _file_name(name: str) -> str:
 def template_file(name: str) -> TemplateFile:
     """Read `configs/NAME` (the `.tmpl` suffix may be left off) with its size and sha256."""
     fname = _file_name(name)
-    path = config.configs_dir() / fname
+    path = config.config_file(fname)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
