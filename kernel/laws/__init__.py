@@ -2,7 +2,7 @@
 
 This package owns every rule of the village that can be stated without a
 clock, a file, a model or a random draw: when a villager reflects and what
-the seam accepts (`reflection`), which memories a question retrieves
+the seam accepts (`reflection`, `statement`), which memories a question retrieves
 (`retrieval`), how a felt memory's strength changes (`feeling`) and how the
 attractor drifts (`attractor`). It must not import the log, the store, the
 oracle, the world or the command line, nor anything that reads the time or
@@ -46,6 +46,15 @@ from kernel.laws.feeling import (
 from kernel.laws.memory import KINDS, Memory, ThoughtWeight
 from kernel.laws.reflection import Verdict, cite, depth, due, recent, reflected
 from kernel.laws.retrieval import PLACES, Ranked, Retrieval, cosine, rank, recency
+from kernel.laws.statement import (
+    StatementRefusal,
+    judge_statement,
+    plain,
+    restatement,
+    restates,
+    wordless,
+    words,
+)
 
 __all__ = [
     "CONVERGING",
@@ -67,6 +76,7 @@ __all__ = [
     "NewBasin",
     "Ranked",
     "Retrieval",
+    "StatementRefusal",
     "Temperament",
     "ThoughtWeight",
     "Verdict",
@@ -84,13 +94,19 @@ __all__ = [
     "felt_score",
     "forgets",
     "forgetting_threshold",
+    "judge_statement",
+    "plain",
     "rank",
     "recency",
     "recent",
     "reconsolidate",
     "reflected",
     "reinforce",
+    "restatement",
+    "restates",
     "slugify",
     "temper",
     "trajectory",
+    "wordless",
+    "words",
 ]

@@ -122,7 +122,7 @@ def wordless(statement: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class Refused:
+class StatementRefusal:
     """Why the seam refuses a statement's text: `check` is "wordless" or "restates"."""
 
     check: str
@@ -130,15 +130,15 @@ class Refused:
     memory: int | None = None
 
 
-def judge_statement(statement: str, shown: Mapping[int, str] | Iterable[Memory]) -> Refused | None:
+def judge_statement(statement: str, shown: Mapping[int, str] | Iterable[Memory]) -> StatementRefusal | None:
     """The first rule a statement's text breaks, or None when it may stand.
 
     A wordless statement is refused before it is compared with the shown
     memories: "127" is not a statement whatever the prompt showed.
     """
     if wordless(statement):
-        return Refused("wordless", NOT_A_STATEMENT)
+        return StatementRefusal("wordless", NOT_A_STATEMENT)
     n = restates(statement, shown)
     if n is not None:
-        return Refused("restates", restatement(n), n)
+        return StatementRefusal("restates", restatement(n), n)
     return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kernel import laws
-from kernel.laws import LawError, Memory, Refused
+from kernel.laws import LawError, Memory, StatementRefusal
 
 
 def row(i: int, text: str, villager: int = 1) -> Memory:
@@ -56,12 +56,12 @@ def test_nothing_shown_means_nothing_restated():
 
 def test_a_restatement_is_refused_as_a_restatement_of_memory_n_not_a_thought():
     v = laws.judge_statement("Ander handed Halla 26 parcels, 13.0 grams", SHOWN)
-    assert v == Refused("restates", "a restatement of memory 4, not a thought", 4)
+    assert v == StatementRefusal("restates", "a restatement of memory 4, not a thought", 4)
 
 
 def test_a_bare_number_is_not_a_statement():
     assert laws.wordless("127")
-    assert laws.judge_statement("127", SHOWN) == Refused("wordless", "not a statement")
+    assert laws.judge_statement("127", SHOWN) == StatementRefusal("wordless", "not a statement")
 
 
 @pytest.mark.parametrize("text", ["", "   ", "Halla", "a b c d", "I, a, o!", "9,3 13.0", "ok", "ok 1 2 3",
@@ -87,7 +87,7 @@ def test_a_combining_mark_stays_with_its_word():
 
 
 def test_a_wordless_statement_is_refused_before_it_is_compared():
-    assert laws.judge_statement("13.0", {1: "13.0"}) == Refused("wordless", "not a statement")
+    assert laws.judge_statement("13.0", {1: "13.0"}) == StatementRefusal("wordless", "not a statement")
 
 
 def test_a_thought_that_says_something_new_stands():
