@@ -19,9 +19,9 @@ def main() -> None:
 
 
 def _register() -> None:
-    from kernel.cli import log_cmd, mind_cmd, reflect_cmd, store_cmd, world_cmd
+    from kernel.cli import embed_cmd, log_cmd, mind_cmd, reflect_cmd, store_cmd, world_cmd
 
-    for mod in (log_cmd, world_cmd, store_cmd, mind_cmd, reflect_cmd):
+    for mod in (log_cmd, world_cmd, store_cmd, mind_cmd, reflect_cmd, embed_cmd):
         for c in getattr(mod, "COMMANDS", ()):
             main.add_command(c)
 
