@@ -2,8 +2,10 @@
 
 This module owns `plain` (the form two texts are compared in), `restates`
 (which shown memory, if any, a statement only repeats), `wordless` (too
-few words to be a statement) and `judge_statement`, which gives the first
-refusal of the two with its reason. A thought is the model making something
+few words to be a statement), `judge_statement`, which gives the first
+refusal of the two with its reason, and `repeated` (the first question of
+a list that is another one again, so a round never asks a statement for
+the same question twice). A thought is the model making something
 of its memories; a line copied from the prompt, or a bare number, is
 neither, and is refused whole like any other refusal. This module must not
 call a model, read the log or know where the shown memories came from: the
@@ -142,3 +144,29 @@ def judge_statement(statement: str, shown: Mapping[int, str] | Iterable[Memory])
     if n is not None:
         return StatementRefusal("restates", restatement(n), n)
     return None
+
+
+def repeated(texts: Iterable[str]) -> tuple[int, int] | None:
+    """The first pair (i, j), i < j, of texts that are one text as `plain` compares them, else None.
+
+    The questions schema asks for distinct items, which JSON compares byte
+    for byte: "What did Halla eat?" and "what did Halla eat" pass it, and
+    would fetch the same memories for the same statement. Here they are one
+    question. "First" is the smallest j, then its earliest i.
+    """
+    if isinstance(texts, str | bytes) or not isinstance(texts, Iterable):
+        raise LawError(f"Expected a list of texts but got texts={texts!r:.80}")
+    seen: dict[str, int] = {}
+    for j, t in enumerate(texts):
+        p = plain(_text(f"texts[{j}]", t))
+        if p in seen:
+            return seen[p], j
+        seen[p] = j
+    return None
+
+
+def repetition(first: int, again: int) -> str:
+    """The refusal's reason for a list whose item `again` repeats item `first` (both counted from 0)."""
+    first = integer("first", first, at_least=0)
+    again = integer("again", again, at_least=first + 1)
+    return f"question {again + 1} repeats question {first + 1}"

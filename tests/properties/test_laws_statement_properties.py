@@ -90,3 +90,18 @@ def test_a_refusal_is_wordless_first_then_a_restatement_of_the_memory_named(stat
         assert v.reason == f"a restatement of memory {n}, not a thought"
     else:
         assert v is None
+
+
+@given(st.lists(texts, max_size=8))
+def test_repeated_names_the_first_pair_with_one_plain_text(qs):
+    found = laws.repeated(qs)
+    pairs = [(i, j) for j in range(len(qs)) for i in range(j) if laws.plain(qs[i]) == laws.plain(qs[j])]
+    expected = min(pairs, key=lambda p: (p[1], p[0])) if pairs else None
+    assert found == expected
+
+
+@given(st.lists(texts, min_size=1, max_size=6), st.data())
+def test_a_list_with_a_question_copied_into_it_always_repeats(qs, data):
+    i = data.draw(st.integers(0, len(qs) - 1))
+    at = data.draw(st.integers(i + 1, len(qs)))
+    assert laws.repeated([*qs[:at], qs[i].upper() if qs[i].isascii() else qs[i], *qs[at:]]) is not None

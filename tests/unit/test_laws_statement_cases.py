@@ -117,3 +117,27 @@ def test_the_reason_names_the_memory():
     assert laws.restatement(87) == "a restatement of memory 87, not a thought"
     with pytest.raises(LawError):
         laws.restatement(-1)
+
+
+def test_a_question_asked_again_with_other_case_or_punctuation_is_a_repeat():
+    qs = ["What did Halla eat?", "Who came by the well?", "what did halla eat"]
+    assert laws.repeated(qs) == (0, 2)
+    assert laws.repetition(0, 2) == "question 3 repeats question 1"
+
+
+def test_distinct_questions_are_no_repeat():
+    assert laws.repeated(["What did Halla eat?", "What did Ander eat?"]) is None
+    assert laws.repeated([]) is None
+
+
+def test_the_first_repeat_is_the_earliest_second_occurrence():
+    assert laws.repeated(["b", "a", "a", "b"]) == (1, 2)
+
+
+def test_the_questions_must_be_texts():
+    with pytest.raises(LawError, match="Expected a list of texts"):
+        laws.repeated("abc")
+    with pytest.raises(LawError, match=r"Expected text but got texts\[1\]="):
+        laws.repeated(["a", 3])
+    with pytest.raises(LawError, match="Expected again >= 3"):
+        laws.repetition(2, 1)
