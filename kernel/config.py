@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
+import re
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import jsonschema
+import jsonschema.validators
 
 from kernel.errors import ConfigError
 
@@ -207,14 +211,23 @@ def schema_for(name: str) -> dict:
 
 
 def validate(name: str, value: Any, *, source: str | None = None) -> None:
-    """Check `value` against schema `name`; raise one ConfigError naming every error and its path."""
+    """Check `value` against schema `name`; raise one ConfigError naming the errors and their paths.
+
+    An integer is a whole number written without a point: Draft 2020-12
+    lets 2000.0 pass as an integer, but the same world must be the same
+    bytes, so here it does not. At most the first `SHOWN` errors are named,
+    with the count of the rest, so the line stays one a person can read.
+    """
+    where = source or name
+    _shape(value, where)
     schema = schema_for(name)
-    v = jsonschema.Draft202012Validator(schema)
+    v = _Strict(schema)
     errs = sorted(v.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message))
     if errs:
-        what = "; ".join(f"at {_where(e.absolute_path)}: {e.message}" for e in errs)
-        raise ConfigError(f"{source or name} does not match configs/schema/{name}.json "
-                          f"({len(errs)} error{'s' if len(errs) > 1 else ''}): {what}")
+        shown = "; ".join(f"at {_where(e.absolute_path)}: {_short(e.message)}" for e in errs[:SHOWN])
+        more = f"; and {len(errs) - SHOWN} more" if len(errs) > SHOWN else ""
+        raise ConfigError(f"{where} does not match configs/schema/{name}.json "
+                          f"({len(errs)} error{'s' if len(errs) > 1 else ''}): {shown}{more}")
 
 
 def load(name_or_path: str | os.PathLike, *, schema: str | None = None) -> Config:
@@ -230,13 +243,204 @@ def load(name_or_path: str | os.PathLike, *, schema: str | None = None) -> Confi
     else:
         path = config_file(f"{s}.json")
     name = schema or path.stem
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"no config file at {path}") from None
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as e:
-        raise ConfigError(f"{path} is not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    value = read_json(path)
     validate(name, value, source=str(path))
     return Config(name=name, path=path, value=freeze(value), digest=digest(value))
+
+
+# -- strict JSON ---------------------------------------------------------------
+#
+# Every config and recording is read by one strict reader. JSON as Python
+# reads it by default lets a key appear twice (the last wins, silently),
+# reads NaN and Infinity, recurses once per bracket (a file nested 100,000
+# deep is a RecursionError) and turns a 5,000-digit literal into a
+# ValueError from int(). Here each of those is a refusal that names the
+# rule and the value, and a path that is not a regular file (a folder, a
+# FIFO that would block a read forever, a device) is refused before a
+# byte is read.
+
+MAX_DEPTH = 64
+"""The deepest a config or a recording may nest objects and arrays (the shipped ones use 5)."""
+
+MAX_DIGITS = 40
+"""The most digits an integer literal may have; every schema bound is far below it."""
+
+MAX_BYTES = 256 << 20
+"""The largest file read as JSON: far above any config or recording, far below memory."""
+
+SHOWN = 10
+"""How many schema errors a refusal names before it counts the rest."""
+
+_DETAIL = 120
+
+
+def _short(v: Any) -> str:
+    s = " ".join(str(v).split())
+    return s if len(s) <= _DETAIL else s[:_DETAIL] + "..."
+
+
+class _Bad(Exception):
+    """A reason to refuse found while decoding (raised from the decoder's hooks)."""
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _Bad(f"the key {_short(k)!r} appears twice in one object; a key is given once")
+        out[k] = v
+    return out
+
+
+def _constant(name: str) -> Any:
+    raise _Bad(f"{name} is not a number JSON has; every number must be finite")
+
+
+def _float(s: str) -> float:
+    f = float(s)
+    if not math.isfinite(f):
+        raise _Bad(f"the number {_short(s)} is too large to be a finite number")
+    return f
+
+
+def _int(s: str) -> int:
+    digits = len(s.lstrip("-"))
+    if digits > MAX_DIGITS:
+        raise _Bad(f"an integer of {digits} digits ({s[:12]}...); at most {MAX_DIGITS} are read")
+    return int(s)
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant,
+                            parse_float=_float, parse_int=_int, strict=True)
+
+# A JSON string (with its escapes), and everything that is not a bracket.
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def depth(text: str) -> int:
+    """How deep brackets nest in JSON text, outside strings; found without recursion."""
+    deepest = level = 0
+    for c in _NOT_BRACKET.sub("", _STRING.sub("", text)):
+        if c in "[{":
+            level += 1
+            if level > deepest:
+                deepest = level
+        elif level:
+            level -= 1
+    return deepest
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def loads(text: str | bytes, *, source: str = "the text", error: type[Exception] = ConfigError,
+          max_depth: int = MAX_DEPTH) -> Any:
+    """One JSON value from `text`, strictly: see the section's comment for what is refused."""
+    if isinstance(text, bytes | bytearray):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise error(f"{source} is not UTF-8: byte 0x{text[e.start]:02x} at offset {e.start} "
+                        f"does not decode") from None
+    d = depth(text)
+    if d > max_depth:
+        raise error(f"{source} nests objects and arrays {d} deep; at most {max_depth} are read")
+    start = len(text) - len(text.lstrip(" \t\n\r"))
+    if start == len(text):
+        raise error(f"{source} is empty: a JSON value was expected")
+    try:
+        value, end = _DECODER.raw_decode(text, start)
+    except _Bad as e:
+        raise error(f"{source} is not strict JSON: {e}") from None
+    except json.JSONDecodeError as e:
+        raise error(f"{source} is not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    except (ValueError, RecursionError) as e:   # belt and braces: the bounds above come first
+        raise error(f"{source} cannot be read as JSON: {_short(e)}") from None
+    rest = text[end:].lstrip(" \t\n\r")
+    if rest:
+        line, col = _line_col(text, len(text) - len(rest))
+        raise error(f"{source} is not JSON: more after the value at line {line} column {col}")
+    return value
+
+
+def read_bytes(path: str | os.PathLike, *, what: str = "config file",
+               error: type[Exception] = ConfigError, max_bytes: int = MAX_BYTES) -> bytes:
+    """The bytes of a regular file, refusing a folder, a FIFO or a device without blocking on it."""
+    p = Path(path)
+    try:
+        # O_NONBLOCK: opening a FIFO with no writer must not wait for one.
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise error(f"no {what} at {p}") from None
+    except IsADirectoryError:
+        raise error(f"{p} is a folder, not a {what}") from None
+    except PermissionError:
+        raise error(f"cannot read the {what} {p}: permission denied") from None
+    except OSError as e:
+        raise error(f"cannot open the {what} {p}: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise error(f"{p} is a folder, not a {what}")
+        if not stat.S_ISREG(st.st_mode):
+            raise error(f"{p} is not a regular file (it is {_kind(st.st_mode)}); a {what} is one")
+        if st.st_size > max_bytes:
+            raise error(f"{p} is {st.st_size:,} bytes; a {what} is at most {max_bytes:,}")
+        chunks = []
+        total = 0
+        while True:
+            b = os.read(fd, 1 << 20)
+            if not b:
+                break
+            total += len(b)
+            if total > max_bytes:
+                raise error(f"{p} holds more than {max_bytes:,} bytes; a {what} is at most that")
+            chunks.append(b)
+        return b"".join(chunks)
+    except OSError as e:
+        raise error(f"cannot read the {what} {p}: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+def read_json(path: str | os.PathLike, *, what: str = "config file",
+              error: type[Exception] = ConfigError, max_bytes: int = MAX_BYTES) -> Any:
+    """One strict JSON value from the regular file at `path` (see `read_bytes` and `loads`)."""
+    return loads(read_bytes(path, what=what, error=error, max_bytes=max_bytes),
+                 source=str(path), error=error)
+
+
+def _is_int(_checker: Any, v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+_Strict = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_int),
+)
+
+
+def _shape(value: Any, source: str) -> None:
+    """Refuse a value no JSON file could hold (non-finite numbers, nesting past MAX_DEPTH),
+    walking it without recursion so that the schema's own recursive walk is safe."""
+    stack = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ConfigError(f"{source} holds the number {v!r}; every number must be finite")
+        if isinstance(v, Mapping | list | tuple):
+            if d > MAX_DEPTH:
+                raise ConfigError(f"{source} nests objects and arrays more than {MAX_DEPTH} deep")
+            items = v.values() if isinstance(v, Mapping) else v
+            stack.extend((x, d + 1) for x in items)

@@ -249,17 +249,24 @@ def from_map(d: Any) -> Event:
     if not isinstance(d, dict):
         raise EventError(f"an event is a map, not {type(d).__name__}")
     kind = d.get("kind")
-    cls = KINDS.get(kind)  # type: ignore[arg-type]
+    # A kind that is not text (a list, a map) is no kind at all, and unhashable besides.
+    cls = KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise EventError(f"unknown event kind {kind!r}: the known kinds are {', '.join(sorted(KINDS))}")
+        raise EventError(f"unknown event kind {_shown(kind)}: the known kinds are {', '.join(sorted(KINDS))}")
     hints = _hints(cls)
     names = [f.name for f in dataclasses.fields(cls)]
-    extra = sorted(set(d) - set(names) - {"kind"})
+    # Keys may be text or bytes (msgpack's bin): sorted by their repr, so the two never compare.
+    extra = sorted(set(d) - set(names) - {"kind"}, key=repr)
     missing = [n for n in names if n not in d]
     if extra or missing:
         raise EventError(f"a {kind} event has fields {', '.join(names)}; "
                          f"got extra {extra} and missing {missing}")
     return cls(**{n: _coerce(d[n], hints[n], f"{kind}.{n}") for n in names})
+
+
+def _shown(v: Any) -> str:
+    s = repr(v)
+    return s if len(s) <= 80 else s[:77] + "..."
 
 
 def pack(v: Any) -> bytes:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,9 +90,12 @@ def _header(frame: Frame) -> Header:
     m = unpack_payload(frame)
     if not isinstance(m, dict) or set(m) != {"config_digest", "format", "seed"}:
         raise LogCorrupt(f"frame 0 at byte {frame.offset}: not a log header", frame=0, offset=frame.offset)
-    if m["format"] != FORMAT:
+    if type(m["format"]) is not int or m["format"] != FORMAT:
         raise LogCorrupt(f"frame 0 at byte {frame.offset}: log format {m['format']!r}, and this "
                          f"kernel reads format {FORMAT}", frame=0, offset=frame.offset)
+    if type(m["config_digest"]) is not str or type(m["seed"]) is not int:
+        raise LogCorrupt(f"frame 0 at byte {frame.offset}: not a log header (its config digest "
+                         f"must be text and its seed an integer)", frame=0, offset=frame.offset)
     return Header(format=m["format"], config_digest=m["config_digest"], seed=m["seed"])
 
 
@@ -170,11 +174,49 @@ class _Walk:
             self.tail = stop.value
 
 
-def _open_read(path: str | os.PathLike):
+def _file_kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _open_fd(path: str | os.PathLike, flags: int, doing: str) -> int:
+    """A file descriptor on the regular file at `path`, or one LogError saying why not.
+
+    Opened with O_NONBLOCK, so a FIFO with no writer is refused at once
+    instead of blocking the open or the first read forever.
+    """
     try:
-        return open(path, "rb", buffering=1 << 20)
+        fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise LogError(f"no log at {path}") from None
+    except IsADirectoryError:
+        raise LogError(f"{path} is a folder, not a log") from None
+    except PermissionError:
+        raise LogError(f"cannot open {path} to {doing}: permission denied") from None
+    except OSError as e:
+        raise LogError(f"cannot open {path} to {doing}: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise LogError(f"{path} is {_file_kind(st.st_mode)}, not a log: a log is a regular file")
+        # A regular file never blocks; drop the flag so every later read is an ordinary one.
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _open_read(path: str | os.PathLike):
+    return open(_open_fd(path, os.O_RDONLY, "read it"), "rb", buffering=1 << 20)
+
+
+def _unreadable(path: str | os.PathLike, e: OSError) -> LogError:
+    return LogError(f"cannot read {path}: {e.strerror or e}")
 
 
 def read_ticks(path: str | os.PathLike, *, from_tick: int | None = None) -> Iterator[Tick]:
@@ -186,7 +228,14 @@ def read_ticks(path: str | os.PathLike, *, from_tick: int | None = None) -> Iter
     with _open_read(path) as fh:
         walk = _Walk(fh)
         last = None
-        for fr in walk.frames():
+        frames = walk.frames()
+        while True:
+            try:
+                fr = next(frames)
+            except StopIteration:
+                return
+            except OSError as e:
+                raise _unreadable(path, e) from None
             if fr.index == 0:
                 _header(fr)
                 continue
@@ -208,8 +257,11 @@ def read_events(path: str | os.PathLike, *, from_tick: int | None = None) -> Ite
 
 def read_header(path: str | os.PathLike) -> Header:
     with _open_read(path) as fh:
-        for fr in _Walk(fh).frames():
-            return _header(fr)
+        try:
+            for fr in _Walk(fh).frames():
+                return _header(fr)
+        except OSError as e:
+            raise _unreadable(path, e) from None
     raise LogError(f"{path} has no header frame: it is empty or was cut off while being created")
 
 
@@ -242,10 +294,13 @@ def verify(path: str | os.PathLike, *, deep: bool = True, use_native: bool = Tru
     """
     c = _Count()
     with _open_read(path) as fh:
-        if not deep and use_native and _native is not None:
-            tail = _verify_native(fh, c)
-        else:
-            tail = continue_from(fh, None, c.deep if deep else c.fast)
+        try:
+            if not deep and use_native and _native is not None:
+                tail = _verify_native(fh, c)
+            else:
+                tail = continue_from(fh, None, c.deep if deep else c.fast)
+        except OSError as e:
+            raise _unreadable(path, e) from None
     if c.header is None:
         raise LogError(f"{path} has no header frame: it is empty or was cut off while being created")
     return Summary(header=c.header, frames=tail.frames, ticks=c.ticks, events=c.events,
@@ -320,17 +375,10 @@ class _Count:
         if index == 0:
             self.header = _header(Frame(index, offset, payload, b""))
             return
-        tick, maps = _decode_tick_maps(Frame(index, offset, payload, b""))
-        self._tick(index, offset, tick, len(maps))
-
-
-def _decode_tick_maps(frame: Frame) -> tuple[int, list]:
-    tick, maps = _tick_map(frame)
-    for m in maps:
-        if not isinstance(m, dict) or m.get("kind") not in ev.KINDS:
-            k = m.get("kind") if isinstance(m, dict) else m
-            raise _corrupt(frame.index, frame.offset, f"(tick {tick}) unknown event kind {k!r}")
-    return tick, maps
+        # Every event decoded by the reader's own code, so whatever `read_ticks`
+        # (and so `show` and `index`) would refuse, the deep check refuses too.
+        t = _decode_tick(Frame(index, offset, payload, b""))
+        self._tick(index, offset, t.tick, len(t.events))
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,6 +425,8 @@ class LogWriter:
         self.commit_every = commit_every
         self.ticks_per_day = ticks_per_day
         self._since_sync = 0
+        self._size = recovery.at_offset   # bytes of whole frames: where the next one starts
+        self._broken: str | None = None  # why appending stopped, once a write has failed
 
     # -- opening ------------------------------------------------------------
 
@@ -388,7 +438,7 @@ class LogWriter:
             os.close(fd)
             if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise LogLocked(f"{path} is held by another writer: a log has one writer at a time") from None
-            raise
+            raise LogError(f"cannot lock {path} for writing: {e.strerror or e}") from None
 
     @classmethod
     def create(cls, path: str | os.PathLike, *, config_digest: str, seed: int,
@@ -397,16 +447,37 @@ class LogWriter:
         path = Path(path)
         if type(seed) is not int:
             raise LogError(f"a world seed is an integer, not {seed!r}")
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
-        except FileExistsError:
-            raise LogError(f"{path} already exists: a run writes a new log (remove it, or pick another path)") from None
-        cls._lock(fd, path)
+        if path.suffix.lower() == ".duckdb":
+            raise LogError(f"{path} ends in .duckdb, the name of a run's index: a log's name must "
+                           f"not, or indexing it would replace it (pick another name, e.g. .log)")
         header = Header(format=FORMAT, config_digest=config_digest, seed=seed)
         data, head = frame_bytes(ZERO, ev.pack(header.to_map()))
-        _write_all(fd, MAGIC + data)
-        os.fsync(fd)
-        _fsync_dir(path)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            if path.is_dir():
+                raise LogError(f"{path} is a folder: a run writes a new log file") from None
+            raise LogError(f"{path} already exists: a run writes a new log (remove it, or pick another path)") from None
+        except OSError as e:
+            raise _cannot_create(path, e) from None
+        try:
+            cls._lock(fd, path)
+        except BaseException:
+            _unlink_quietly(path)
+            raise
+        try:
+            _write_all(fd, MAGIC + data)
+            os.fsync(fd)
+            _fsync_dir(path)
+        except OSError as e:
+            # Nothing of the run is in it yet: a failed creation leaves no file behind.
+            os.close(fd)
+            _unlink_quietly(path)
+            if e.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise LogError(f"the disk is full: {path} could not be created, and no file "
+                               f"was left behind") from None
+            raise LogError(f"cannot write the new log {path}: {e.strerror or e}; no file was "
+                           f"left behind") from None
         return cls(path, fd, header, head, 1, None, Recovery(0, len(MAGIC) + len(data), 1),
                    commit_every=commit_every, ticks_per_day=ticks_per_day)
 
@@ -415,9 +486,16 @@ class LogWriter:
         """Open an existing log for append: check it whole, cut a torn tail, refuse damage."""
         path = Path(path)
         try:
-            fd = os.open(path, os.O_RDWR | os.O_APPEND)
+            mode = os.stat(path).st_mode
         except FileNotFoundError:
             raise LogError(f"no log at {path}") from None
+        except OSError as e:
+            raise LogError(f"cannot open {path} to repair it: {e.strerror or e}") from None
+        if stat.S_ISREG(mode) and not mode & 0o222:
+            # Even where the user may write anyway (root), a file marked read-only is not cut.
+            raise LogError(f"{path} is read-only (mode {stat.S_IMODE(mode):04o}): a log is opened "
+                           f"for writing to repair or extend it; make it writable first")
+        fd = _open_fd(path, os.O_RDWR | os.O_APPEND, "repair or extend it")
         cls._lock(fd, path)
         try:
             with open(os.dup(fd), "rb", buffering=1 << 20) as fh:
@@ -443,6 +521,9 @@ class LogWriter:
             rec = Recovery(tail.size, tail.offset, tail.frames)
             return cls(path, fd, header, tail.head, tail.frames, last, rec,
                        commit_every=commit_every, ticks_per_day=ticks_per_day)
+        except OSError as e:
+            os.close(fd)
+            raise LogError(f"cannot repair {path}: {e.strerror or e}") from None
         except BaseException:
             os.close(fd)
             raise
@@ -453,13 +534,19 @@ class LogWriter:
         """Append one tick's frame with one write; return the new head hash."""
         if self._fd < 0:
             raise LogError(f"{self.path} is closed")
+        if self._broken is not None:
+            raise LogError(f"{self.path} takes no more ticks: {self._broken}")
         if type(tick) is not int or tick < 0:
             raise LogError(f"a tick is an integer >= 0, not {tick!r}")
         if self.last_tick is not None and tick <= self.last_tick:
             raise LogError(f"tick {tick} does not come after tick {self.last_tick}, the log's last")
         payload = ev.pack([tick, [ev.to_map(e) for e in events]])
         data, chain = frame_bytes(self.head, payload)
-        _write_all(self._fd, data)
+        try:
+            _write_all(self._fd, data)
+        except OSError as e:
+            raise self._failed(tick, e) from None
+        self._size += len(data)
         self.head = chain
         self.frames += 1
         self.last_tick = tick
@@ -469,9 +556,34 @@ class LogWriter:
             self.sync()
         return chain
 
+    def _failed(self, tick: int, e: OSError) -> LogError:
+        """A write that failed: cut the file back to its last whole frame, and say so in one line."""
+        try:
+            # Shrinking a file needs no free space; the torn frame goes now,
+            # not at the next open, so the log verifies as it stands.
+            os.ftruncate(self._fd, self._size)
+            cut = True
+        except OSError:
+            cut = False
+        last = "none" if self.last_tick is None else f"tick {self.last_tick}"
+        where = (f"the log keeps every tick up to its last whole one ({last})" if cut else
+                 f"the log is repairable to its last whole tick ({last}): "
+                 f"`village log repair {self.path}`")
+        if e.errno in (errno.ENOSPC, errno.EDQUOT):
+            why = f"the disk is full: tick {tick} could not be written to {self.path}"
+        else:
+            why = f"tick {tick} could not be written to {self.path}: {e.strerror or e}"
+        self._broken = f"{why}; {where}"
+        return LogError(self._broken)
+
     def sync(self) -> None:
         if self._fd >= 0 and self._since_sync:
-            os.fsync(self._fd)
+            try:
+                os.fsync(self._fd)
+            except OSError as e:
+                raise LogError(f"{self.path} could not be synced to disk: {e.strerror or e}; "
+                               f"the log is repairable to its last whole tick: "
+                               f"`village log repair {self.path}`") from None
             self._since_sync = 0
         self.durable_tick = self.last_tick
 
@@ -488,6 +600,28 @@ class LogWriter:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _cannot_create(path: Path, e: OSError) -> LogError:
+    folder = path.parent if str(path.parent) else Path(".")
+    if isinstance(e, FileNotFoundError):
+        return LogError(f"cannot create {path}: the folder {folder} does not exist")
+    if isinstance(e, NotADirectoryError):
+        return LogError(f"cannot create {path}: {folder} is not a folder")
+    if isinstance(e, PermissionError):
+        return LogError(f"cannot create {path}: the folder {folder} is not writable (permission denied)")
+    if e.errno == errno.EROFS:
+        return LogError(f"cannot create {path}: {folder} is on a read-only file system")
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        return LogError(f"the disk is full: {path} could not be created")
+    return LogError(f"cannot create {path}: {e.strerror or e}")
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
 
 
 def _write_all(fd: int, data: bytes) -> None:

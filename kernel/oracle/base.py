@@ -19,7 +19,12 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from kernel.errors import VillageError
+from kernel.errors import OracleError, VillageError
+
+MAX_ANSWER_BYTES = 65_536
+"""The most bytes (UTF-8) one answer may hold. Past it the answer is an oracle error, as a
+server error is: the run stops before the tick is written. An answer is stored whole in the
+log, and a round of many villagers' runaway answers would pass the log's frame limit."""
 
 
 class OracleUsageError(VillageError):
@@ -150,6 +155,20 @@ def check_texts(texts: Sequence[str]) -> list[str]:
     return out
 
 
+def _check_answer(ask: Ask, said: Said) -> None:
+    text = getattr(said, "text", None)
+    if not isinstance(text, str):
+        raise OracleError(f"{ask.model} answered the {ask.purpose} call with "
+                          f"{type(text).__name__}, not text")
+    # Four bytes a character at most: only a long answer is encoded to be measured.
+    if len(text) * 4 > MAX_ANSWER_BYTES:
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > MAX_ANSWER_BYTES:
+            raise OracleError(f"{ask.model} answered the {ask.purpose} call with {size:,} bytes, "
+                              f"more than the {MAX_ANSWER_BYTES:,} an answer may hold; the run "
+                              f"stops here and this tick is not written")
+
+
 class Oracle:
     """Base of every oracle: argument checks, counters and costs around a backend's two methods.
 
@@ -186,6 +205,7 @@ class Oracle:
         if not isinstance(ask, Ask):
             raise OracleUsageError(f"Expected an Ask but got {ask!r:.80}")
         said = self._generate(ask)
+        _check_answer(ask, said)
         self._count(ask.model)
         self.calls += 1
         self.costs.append(Cost("generate", ask.purpose, ask.model, said.took_ns,

@@ -1,8 +1,9 @@
 """Exemplar files: recorded model calls, one JSON document per scenario.
 
-This module owns the file format (version 1) and nothing else: turning a call
-into a record and back, the vectors' exact encoding, and writing a file
-atomically. A document is `{"format": 1, "backend", "models", "calls"}`,
+This module owns the file format (version 2; version 1 is still read) and
+nothing else: turning a call into a record and back, the vectors' exact
+encoding, and writing a file atomically. A document is
+`{"format": 2, "backend", "models", "calls"}`,
 written with sorted keys and an indent, prompts split into lines, so a diff
 of two recordings reads like a diff of two prompts. It must not decide
 whether a call matches (that is `replay`) or call a model.
@@ -10,7 +11,11 @@ whether a call matches (that is `replay`) or call a model.
 Vectors are float32 little-endian, row-major, base64: exact to the bit and a
 third of the size of decimal text. A prompt is stored as its lines and is
 checked against its sha256 on load, so a hand edit that forgets the digest
-is found at once rather than at the first mismatch.
+is found at once rather than at the first mismatch. Format 2 adds
+`vectors_sha256` to every embedding call, the sha256 of the vectors' raw
+bytes, checked on load the same way: in format 1 one changed base64
+character changed a villager's memory and nothing noticed. A format 1 file
+is still read, unchecked, with a one-line notice, until it is re-recorded.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +36,21 @@ from kernel import config
 from kernel.errors import ConfigError, OracleError
 from kernel.oracle.base import Ask, Said, texts_sha256
 
-FORMAT = 1
+FORMAT = 2
+READS = (1, 2)
+
+
+class FormatNotice(UserWarning):
+    """A recording in an older format was read: it still replays, with fewer checks."""
+
+
+def _warn(message: str) -> None:
+    warnings.warn(FormatNotice(message), stacklevel=4)
+
+
+notice: Callable[[str], None] = _warn
+"""Where a one-line notice about a recording goes: a warning by default; a command line
+may set its own (one line on stderr)."""
 
 
 def generate_record(ask: Ask, said: Said, backend: str) -> dict[str, Any]:
@@ -72,6 +92,7 @@ def embed_record(*, purpose: str, model: str, digest: str, backend: str, texts: 
         "texts_bytes": size,
         "dim": int(v.shape[1]),
         "vectors": base64.b64encode(v.tobytes()).decode("ascii"),
+        "vectors_sha256": hashlib.sha256(v.tobytes()).hexdigest(),
         "took_ns": took_ns,
         "tokens_in": tokens_in,
     }
@@ -88,11 +109,21 @@ def schema_bytes(rec: Mapping[str, Any]) -> bytes | None:
 
 def vectors(rec: Mapping[str, Any]) -> np.ndarray:
     """The recorded vectors, bit for bit, shape (len(texts), dim)."""
-    raw = base64.b64decode(rec["vectors"], validate=True)
+    try:
+        raw = base64.b64decode(rec["vectors"], validate=True)
+    except ValueError:
+        raise OracleError(f"an embed record's vectors are not base64 "
+                          f"({str(rec['vectors'])[:40]!r}...)") from None
     n, dim = len(rec["texts"]), rec["dim"]
     if len(raw) != n * dim * 4:
         raise OracleError(f"an embed record holds {len(raw)} bytes of vectors, "
                           f"and {n} texts of {dim} floats need {n * dim * 4}")
+    label = rec.get("vectors_sha256")
+    if label is not None:
+        sha = hashlib.sha256(raw).hexdigest()
+        if sha != label:
+            raise OracleError(f"an embed record's vectors have sha256 {sha}, but are labelled "
+                              f"{label}: the vectors were changed after they were recorded")
     return np.frombuffer(raw, dtype="<f4").reshape(n, dim).astype(np.float32)
 
 
@@ -144,19 +175,23 @@ def load(source: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:
     """Read and check an exemplar document (a path, or an already parsed mapping)."""
     where = "the recording"
     if isinstance(source, Mapping):
-        doc = json.loads(json.dumps(source))
+        try:
+            text = json.dumps(source, allow_nan=False)
+        except (ValueError, TypeError, RecursionError) as e:
+            raise OracleError(f"the recording is not a JSON document: {e}") from None
+        doc = config.loads(text, source=where, error=OracleError)
     else:
         where = str(source)
-        try:
-            doc = json.loads(Path(source).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise OracleError(f"no recording at {where}: record one first") from None
-        except ValueError as e:
-            raise OracleError(f"{where} is not an exemplar file: {e}") from None
+        if not os.path.lexists(source):
+            raise OracleError(f"no recording at {where}: record one first")
+        doc = config.read_json(source, what="recording", error=OracleError)
     try:
         config.validate("exemplar", doc, source=where)
     except ConfigError as e:
         raise OracleError(str(e)) from None
+    if doc["format"] == 1:
+        notice(f"{where} is a format 1 recording: its vectors carry no sha256 and are read "
+               f"unchecked; a re-recording writes format {FORMAT}")
     for i, rec in enumerate(doc["calls"]):
         if rec["kind"] == "generate":
             b = prompt_bytes(rec)
@@ -164,12 +199,15 @@ def load(source: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:
             if sha != rec["prompt_sha256"] or len(b) != rec["prompt_bytes"]:
                 raise OracleError(
                     f"{where} call {i + 1} ({rec['purpose']}): its prompt text is {len(b)} bytes, "
-                    f"sha256 {sha[:16]}, but it is labelled {rec['prompt_bytes']} bytes, "
-                    f"sha256 {rec['prompt_sha256'][:16]}: the file was edited by hand")
+                    f"sha256 {sha}, but it is labelled {rec['prompt_bytes']} bytes, "
+                    f"sha256 {rec['prompt_sha256']}: the file was edited by hand")
         else:
             sha, size = texts_sha256(rec["texts"])
             if sha != rec["texts_sha256"]:
                 raise OracleError(f"{where} call {i + 1} ({rec['purpose']}): its texts have "
-                                  f"sha256 {sha[:16]}, but are labelled {rec['texts_sha256'][:16]}")
-            vectors(rec)
+                                  f"sha256 {sha}, but are labelled {rec['texts_sha256']}")
+            try:
+                vectors(rec)
+            except OracleError as e:
+                raise OracleError(f"{where} call {i + 1} ({rec['purpose']}): {e}") from None
     return doc

@@ -61,6 +61,8 @@ class OllamaOracle(Oracle):
         if not (isinstance(attempts, int) and attempts >= 1):
             raise OracleError(f"Expected attempts >= 1 but got attempts={attempts!r}")
         self.host = host or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434"
+        if not isinstance(self.host, str):
+            raise OracleError(f"Expected the Ollama host as text but got host={self.host!r}")
         self.models = dict(models or {})
         self.timeout = float(timeout)
         self.keep_alive = keep_alive
@@ -70,7 +72,15 @@ class OllamaOracle(Oracle):
         self.backoff_s = backoff_s
         self.backoff_cap_s = backoff_cap_s
         self.sleep = sleep
-        self.client = ollama.Client(host=self.host, timeout=self.timeout)
+        try:
+            self.client = ollama.Client(host=self.host, timeout=self.timeout)
+        except (ValueError, httpx.InvalidURL) as e:
+            # The client parses the host when it is made: a port past 65535, an
+            # unclosed IPv6 bracket, an address with an octet past 255.
+            where = ("OLLAMA_HOST" if self.host == os.environ.get("OLLAMA_HOST")
+                     else "the Ollama host")
+            raise OracleError(f"{where} {self.host!r} is not a URL this client can reach "
+                              f"({_one_line(str(e))}): set it like http://127.0.0.1:11434") from None
         self._served: dict[str, str] | None = None   # ollama name -> digest, from /api/tags
         self._digests: dict[str, str] = {}           # logical name -> digest checked
 
@@ -101,14 +111,20 @@ class OllamaOracle(Oracle):
         if self._served is None:
             listed = self._call("list models", name, self.client.list)
             self._served = {}
-            for m in listed.models:
-                if m.model and m.digest:
+            for m in listed.models or ():
+                if m.model:
+                    # Listed with no digest is kept as "": the model is there, and
+                    # saying "not pulled" of it would send the user the wrong way.
                     self._served[m.model] = _bare(m.digest) or ""
         have = self._served.get(name)
         if have is None and ":" not in name:
             have = self._served.get(name + ":latest")
         if have is None:
             raise self._not_pulled(name)
+        if not have:
+            raise OracleError(f"{self.host} lists model {name} with no digest, so which weights "
+                              f"it holds cannot be checked or recorded: this server does not "
+                              f"report digests; use an Ollama server that does")
         pinned = _bare(pinned)
         if not self.accept_digest:
             if pinned is None:

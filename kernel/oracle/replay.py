@@ -4,8 +4,8 @@ This module owns answering from an exemplar file and refusing to answer a
 call the recording is not a recording of. Each call must be the next recorded
 one in kind, purpose, model and prompt sha256 (an embedding: the sha256 of its
 texts joined canonically), with the same schema and options; at the first
-difference it stops with `ReplayMismatch`, naming both digests and both
-lengths, and answers nothing after that. It never calls a model and never
+difference it stops with `ReplayMismatch`, naming both digests (all 64 hex
+digits, so either can be searched for) and both lengths, and answers nothing after that. It never calls a model and never
 writes a file.
 """
 
@@ -106,8 +106,8 @@ class ReplayOracle(Oracle):
         if here != there:
             self._stop(i, ask.purpose,
                        f"replay stopped at call {i + 1} ({ask.purpose}): the prompt rendered here "
-                       f"is {len(ask.prompt)} bytes, sha256 {here[:16]}, and the recording's is "
-                       f"{rec['prompt_bytes']} bytes, sha256 {there[:16]}: {_NOT_THIS}",
+                       f"is {len(ask.prompt)} bytes, sha256 {here}, and the recording's is "
+                       f"{rec['prompt_bytes']} bytes, sha256 {there}: {_NOT_THIS}",
                        here=here, recorded=there)
         if ask.model != rec["model"]:
             self._differs(i, ask.purpose, "model", ask.model, rec["model"])
@@ -129,9 +129,9 @@ class ReplayOracle(Oracle):
         if here != rec["texts_sha256"]:
             self._stop(i, purpose,
                        f"replay stopped at call {i + 1} ({purpose}): the {len(texts)} texts "
-                       f"embedded here are {size} bytes, sha256 {here[:16]}, and the recording's "
+                       f"embedded here are {size} bytes, sha256 {here}, and the recording's "
                        f"{len(rec['texts'])} are {rec['texts_bytes']} bytes, sha256 "
-                       f"{rec['texts_sha256'][:16]}: {_NOT_THIS}",
+                       f"{rec['texts_sha256']}: {_NOT_THIS}",
                        here=here, recorded=rec["texts_sha256"])
         self.matched += 1
         return exemplar.vectors(rec), rec["took_ns"], rec["tokens_in"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -36,6 +37,10 @@ class Answer(Protocol):
 # and Unicode spaces, which JSON does not allow between tokens.
 _WS = " \t\n\r"
 _DETAIL = 160
+
+MAX_DEPTH = 32
+"""The deepest an answer may nest objects and arrays; every schema a call sends needs 2 or 3.
+Past it the answer is refused before anything walks it, so no walk can run out of stack."""
 
 
 def _is_int(_checker: Any, v: Any) -> bool:
@@ -103,17 +108,40 @@ def _where(path: Any) -> str:
 
 
 def _unpaired_surrogate(v: Any) -> bool:
-    if isinstance(v, str):
-        try:
-            v.encode("utf-8")
-        except UnicodeEncodeError:
-            return True
-        return False
-    if isinstance(v, dict):
-        return any(_unpaired_surrogate(k) or _unpaired_surrogate(x) for k, x in v.items())
-    if isinstance(v, list):
-        return any(_unpaired_surrogate(x) for x in v)
+    # A loop over a stack, not recursion: the value's depth is bounded already,
+    # and this walk must not be the place where that bound is found wanting.
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            try:
+                x.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(x, dict):
+            stack.extend(x.keys())
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
     return False
+
+
+def _too_deep(text: str) -> int:
+    """The bracket depth of `text` outside JSON strings if it passes MAX_DEPTH, else 0."""
+    level = 0
+    for c in _NOT_BRACKET.sub("", _STRING.sub("", text)):
+        if c in "[{":
+            level += 1
+            if level > MAX_DEPTH:
+                return level
+        elif level:
+            level -= 1
+    return 0
+
+
+# A JSON string with its escapes, and everything that is not a bracket.
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 def shaped(said: Answer, schema: bytes) -> Any:
@@ -141,6 +169,9 @@ def shaped(said: Answer, schema: bytes) -> Any:
     start = len(text) - len(text.lstrip(_WS))
     if start == len(text):
         raise refuse("answered with nothing")
+    if _too_deep(text):
+        raise refuse(f"answered with objects and arrays nested more than {MAX_DEPTH} deep, "
+                     f"deeper than any shape a call asks for")
     try:
         value, end = _DECODER.raw_decode(text, start)
     except _Why as e:

@@ -24,6 +24,7 @@ from kernel.laws.importance import Importance
 from kernel.laws.memory import Memory
 from kernel.laws.perception import perceive, start
 from kernel.log import read_ticks, verify
+from kernel.store.paths import check_index_path
 
 INDEX_FORMAT = 1
 """Bumped when the tables' shape changes, so an old index reads as stale."""
@@ -139,6 +140,7 @@ def _remove(p: Path) -> None:
 def build(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None, *,
           rules: Importance, rules_digest: str = "") -> IndexResult:
     """Rebuild the index of a log from the log alone; the old index, if any, is replaced whole."""
+    check_index_path(log_path, db_path)
     log_path = Path(log_path)
     db = Path(db_path) if db_path is not None else db_path_for(log_path)
     state = start(rules)
@@ -237,6 +239,7 @@ def state_of(log_path: str | os.PathLike, db_path: str | os.PathLike | None = No
 def ensure(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None, *,
            rules: Importance, rules_digest: str = "") -> tuple[Path, IndexState, IndexResult | None]:
     """The index of a log, rebuilt first if it is missing or stale."""
+    check_index_path(log_path, db_path)
     db = Path(db_path) if db_path is not None else db_path_for(log_path)
     st = state_of(log_path, db, rules_digest=rules_digest)
     if st.status == "fresh":

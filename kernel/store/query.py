@@ -2,12 +2,16 @@
 
 The connection is read-only: SQL over a run looks at a projection of the
 log and never changes it (a change would be lost at the next rebuild,
-and would be a lie until then).
+and would be a lie until then). Read-only is not enough on its own: DuckDB
+reads and writes any file through COPY, read_text, ATTACH and extensions.
+So external access is turned off and the configuration locked before the
+user's SQL runs, and no statement can reach outside the index.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from numbers import Number
 from pathlib import Path
@@ -28,21 +32,69 @@ class Result:
     rows: tuple[tuple[Any, ...], ...]
 
 
-def query(db_path: str | os.PathLike, sql: str) -> Result:
-    """Run `sql` on the index at `db_path`, read-only, and fetch every row."""
+SANDBOX = {
+    # Nothing outside the database file: no COPY TO, read_text, read_csv, ATTACH or
+    # extension install; and no extension loaded behind the user's back.
+    "enable_external_access": False,
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+}
+
+
+def _first_line(e: Exception) -> str:
+    return (str(e).splitlines() or [type(e).__name__])[0]
+
+
+def connect(db_path: str | os.PathLike) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to the index at `db_path` that no statement can lead outside it."""
     db = Path(db_path)
     try:
-        con = duckdb.connect(str(db), read_only=True)
+        mode = os.stat(db).st_mode
+    except FileNotFoundError:
+        raise QueryError(f"no index at {db}: build it with `village index`") from None
+    except OSError as e:
+        raise QueryError(f"cannot open the index {db}: {e.strerror or e}") from None
+    if stat.S_ISDIR(mode):
+        raise QueryError(f"the index {db} is a folder, not an index file")
+    if not stat.S_ISREG(mode):
+        raise QueryError(f"the index {db} is not a regular file")
+    try:
+        con = duckdb.connect(str(db), read_only=True, config=dict(SANDBOX))
     except duckdb.Error as e:
-        raise QueryError(f"cannot open the index {db}: {str(e).splitlines()[0]}") from None
+        raise QueryError(f"cannot open the index {db}: {_first_line(e)}") from None
+    try:
+        # Locked, so a statement cannot turn external access back on.
+        con.execute("SET lock_configuration = true")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def query(db_path: str | os.PathLike, sql: str) -> Result:
+    """Run `sql` on the index at `db_path`, read-only and sandboxed, and fetch every row."""
+    if not isinstance(sql, str) or not sql.strip().strip(";").strip():
+        raise QueryError(f"the query is empty ({sql!r}): give one SQL statement, "
+                         f"e.g. \"SELECT count(*) FROM memory\"")
+    con = connect(db_path)
     try:
         cur = con.execute(sql)
+        if cur is None:
+            raise QueryError(f"the query holds no SQL statement ({sql[:80]!r}): give one, "
+                             f"e.g. \"SELECT count(*) FROM memory\"")
         if cur.description is None:
             return Result((), ())
         cols = tuple(d[0] for d in cur.description)
         return Result(cols, tuple(tuple(r) for r in cur.fetchall()))
+    except duckdb.PermissionException as e:
+        raise QueryError(f"the query was refused: SQL over a run reads its index and nothing "
+                         f"else ({_first_line(e)})") from None
     except duckdb.Error as e:
-        raise QueryError(f"the query did not run: {str(e).splitlines()[0]}") from None
+        raise QueryError(f"the query did not run: {_first_line(e)}") from None
+    except (ValueError, OverflowError) as e:
+        # A value DuckDB holds that Python cannot (a date past year 9999, say).
+        raise QueryError(f"the query ran, and a value in its result cannot be read: "
+                         f"{_first_line(e)}") from None
     finally:
         con.close()
 

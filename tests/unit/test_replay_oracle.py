@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import numpy as np
@@ -59,7 +60,7 @@ def test_the_file_is_labelled_readable_and_written_with_sorted_keys(recording):
     path, _ = recording
     raw = path.read_text(encoding="utf-8")
     doc = json.loads(raw)
-    assert doc["format"] == 1 and doc["backend"] == "scripted"
+    assert doc["format"] == 2 and doc["backend"] == "scripted"
     assert doc["models"] == {MODEL: {"digest": "f" * 64, "backend": "scripted"},
                              EMBED: {"digest": "f" * 64, "backend": "scripted"}}
     assert raw == json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
@@ -71,7 +72,7 @@ def test_the_file_is_labelled_readable_and_written_with_sorted_keys(recording):
     assert not list(path.parent.glob(".*.tmp")), "no temporary file is left behind"
 
 
-def test_a_one_byte_change_to_a_prompt_is_refused_with_both_digests_and_lengths(recording):
+def test_a_one_byte_change_to_a_prompt_is_refused_with_both_full_digests_and_lengths(recording):
     path, _ = recording
     o = ReplayOracle(path)
     changed = questions_ask(name="Hallb")
@@ -80,9 +81,9 @@ def test_a_one_byte_change_to_a_prompt_is_refused_with_both_digests_and_lengths(
         o.generate(changed)
     msg = str(e.value)
     assert msg == (f"replay stopped at call 1 (questions): the prompt rendered here is "
-                   f"{len(changed.prompt)} bytes, sha256 {changed.prompt_sha256[:16]}, and the "
+                   f"{len(changed.prompt)} bytes, sha256 {changed.prompt_sha256}, and the "
                    f"recording's is {len(recorded.prompt)} bytes, sha256 "
-                   f"{recorded.prompt_sha256[:16]}: the recording is not a recording of this code")
+                   f"{recorded.prompt_sha256}: the recording is not a recording of this code")
     assert (e.value.here, e.value.recorded) == (changed.prompt_sha256, recorded.prompt_sha256)
     assert (o.read, o.matched) == (1, 0)
 
@@ -124,8 +125,8 @@ def test_other_texts_to_embed_are_a_mismatch_naming_both_digests(recording):
     o = ReplayOracle(path)
     o.generate(questions_ask())
     with pytest.raises(ReplayMismatch, match=r"call 2 \(questions embedded\): the 2 texts embedded "
-                                             r"here are \d+ bytes, sha256 [0-9a-f]{16}, and the "
-                                             r"recording's 2 are \d+ bytes, sha256 [0-9a-f]{16}"):
+                                             r"here are \d+ bytes, sha256 [0-9a-f]{64}, and the "
+                                             r"recording's 2 are \d+ bytes, sha256 [0-9a-f]{64}:"):
         o.embed(EMBED, ["What did Ander do?", "Why?"], purpose="questions embedded")
 
 
@@ -165,6 +166,73 @@ def test_vectors_are_stored_exactly_as_float32_little_endian():
                           vectors=v, took_ns=0, tokens_in=0)
     assert rec["dim"] == 3
     assert ex.vectors(rec).tobytes() == v.astype("<f4").tobytes()
+
+
+def test_every_embedding_call_carries_the_sha256_of_its_vectors_bytes(recording):
+    path, (_, v, _) = recording
+    doc = json.loads(path.read_text())
+    (rec,) = [c for c in doc["calls"] if c["kind"] == "embed"]
+    assert rec["vectors_sha256"] == hashlib.sha256(v.astype("<f4").tobytes()).hexdigest()
+
+
+def _flip_one_base64_character(doc: dict) -> None:
+    rec = [c for c in doc["calls"] if c["kind"] == "embed"][0]
+    b64 = rec["vectors"]
+    i = 8  # inside the first vector, well clear of the padding
+    rec["vectors"] = b64[:i] + ("B" if b64[i] != "B" else "C") + b64[i + 1:]
+
+
+def test_a_vector_changed_by_one_base64_character_is_found_when_the_file_is_read(recording):
+    path, _ = recording
+    doc = json.loads(path.read_text())
+    _flip_one_base64_character(doc)
+    path.write_text(json.dumps(doc))
+    with pytest.raises(OracleError, match=r"call 2 \(questions embedded\): an embed record's "
+                                          r"vectors have sha256 [0-9a-f]{64}, but are labelled "
+                                          r"[0-9a-f]{64}: the vectors were changed"):
+        ReplayOracle(path)
+
+
+def test_a_format_2_file_without_a_vectors_sha256_is_refused(recording):
+    path, _ = recording
+    doc = json.loads(path.read_text())
+    for c in doc["calls"]:
+        c.pop("vectors_sha256", None)
+    path.write_text(json.dumps(doc))
+    with pytest.raises(OracleError, match="'vectors_sha256' is a required property"):
+        ReplayOracle(path)
+
+
+def test_a_format_1_file_is_still_read_with_a_one_line_notice(recording, monkeypatch):
+    path, (q, v, s) = recording
+    doc = json.loads(path.read_text())
+    doc["format"] = 1
+    for c in doc["calls"]:
+        c.pop("vectors_sha256", None)
+    path.write_text(json.dumps(doc))
+    said: list[str] = []
+    monkeypatch.setattr(ex, "notice", said.append)
+    rq, rv, rs = run(ReplayOracle(path))
+    assert (rq, rs) == (q, s) and rv.tobytes() == v.tobytes()
+    assert len(said) == 1 and "\n" not in said[0]
+    assert said[0].startswith(f"{path} is a format 1 recording")
+
+
+def test_a_format_1_notice_is_a_warning_when_no_one_listens(recording):
+    path, _ = recording
+    doc = json.loads(path.read_text())
+    doc["format"] = 1
+    path.write_text(json.dumps(doc))
+    with pytest.warns(ex.FormatNotice, match="is a format 1 recording"):
+        ReplayOracle(path)
+
+
+def test_a_recording_with_a_key_twice_is_refused_not_read_last_one_wins(recording):
+    path, _ = recording
+    raw = path.read_text()
+    path.write_text(raw.replace('"format": 2,', '"format": 2, "format": 2,', 1))
+    with pytest.raises(OracleError, match="the key 'format' appears twice"):
+        ReplayOracle(path)
 
 
 def test_make_replay_needs_a_recording_and_makes_none(recording):
