@@ -222,12 +222,17 @@ def validate(name: str, value: Any, *, source: str | None = None) -> None:
     _shape(value, where)
     schema = schema_for(name)
     v = _Strict(schema)
-    errs = sorted(v.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    errs = sorted(v.iter_errors(value), key=lambda e: (_order(e.absolute_path), e.message))
     if errs:
         shown = "; ".join(f"at {_where(e.absolute_path)}: {_short(e.message)}" for e in errs[:SHOWN])
         more = f"; and {len(errs) - SHOWN} more" if len(errs) > SHOWN else ""
         raise ConfigError(f"{where} does not match configs/schema/{name}.json "
                           f"({len(errs)} error{'s' if len(errs) > 1 else ''}): {shown}{more}")
+
+
+def _order(path) -> list[tuple[int, int, str]]:
+    # Array indexes in numeric order, so villagers[2] comes before villagers[10].
+    return [(0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in path]
 
 
 def load(name_or_path: str | os.PathLike, *, schema: str | None = None) -> Config:

@@ -198,6 +198,9 @@ def _check(v: Any, where: str) -> Any:
     if isinstance(v, tuple | list):
         return [_check(x, where) for x in v]
     if isinstance(v, dict):
+        bad = [k for k in v if not isinstance(k, str)]
+        if bad:
+            raise EventError(f"an event's maps are keyed by text, but {where} has the key {bad[0]!r}")
         return {k: _check(v[k], where) for k in sorted(v)}
     raise EventError(f"an event holds only integers, text, bytes and lists of them, "
                      f"but {where} is {type(v).__name__} {v!r}")

@@ -83,3 +83,54 @@ def test_a_schema_that_is_not_a_schema_is_the_callers_mistake_not_a_refusal():
         shaped(said("{}"), b"not json")
     with pytest.raises(SeamError):
         shaped(said("{}"), '{"type":"object"}')  # text, not the bytes the call sent
+
+
+@pytest.mark.parametrize("deep", [33, 333, 996, 5_000, 100_000])
+def test_an_answer_nested_past_the_bound_is_refused_before_anything_walks_it(deep):
+    text = '{"statement": "s", "drawn_from": ' + "[" * deep + "]" * deep + "}"
+    with pytest.raises(Refused, match=f"^{MODEL} answered with objects and arrays nested more "
+                                      f"than 32 deep, deeper than any shape a call asks for$"):
+        shaped(said(text), DRAWN_SCHEMA)
+
+
+def test_an_answer_nested_within_the_bound_is_judged_by_the_schema_as_before():
+    text = '{"statement": "s", "drawn_from": [' + "[" * 30 + "]" * 30 + "]}"
+    with pytest.raises(Refused, match="not the shape asked for"):
+        shaped(said(text), DRAWN_SCHEMA)
+
+
+def test_brackets_inside_the_answers_text_are_not_nesting():
+    text = '{"statement": "' + "[" * 100 + '", "drawn_from": [1]}'
+    assert shaped(said(text), DRAWN_SCHEMA)["drawn_from"] == [1]
+
+
+def test_the_refusal_for_an_answer_cut_at_the_token_limit_is_the_committed_text():
+    # Committed logs hold this reason: it must never change by a byte.
+    with pytest.raises(Refused) as e:
+        shaped(said('{"statement": "a', done_reason="length"), DRAWN_SCHEMA)
+    assert str(e.value) == (f"{MODEL} stopped at the token limit (done_reason length): "
+                            f"the answer is cut off and is not an answer")
+
+
+def test_an_answer_over_64_kib_is_an_oracle_error_where_it_arrives():
+    from kernel.errors import OracleError
+    from kernel.oracle import Ask
+    from kernel.testing import ScriptedOracle
+
+    big = '{"statement": "' + "a" * 70_000 + '", "drawn_from": [1]}'
+    o = ScriptedOracle([big, '{"statement": "ok", "drawn_from": [1]}'])
+    ask = Ask("statement", MODEL, b"why?", DRAWN_SCHEMA, 1, 0.0, 128, 2048)
+    with pytest.raises(OracleError, match=rf"^{MODEL} answered the statement call with 70,036 bytes, "
+                                          rf"more than the 65,536 an answer may hold"):
+        o.generate(ask)
+    assert o.calls == 0, "a refused answer is not counted as answered"
+    assert o.generate(ask).text.startswith('{"statement": "ok"')
+
+
+def test_an_answer_of_exactly_64_kib_arrives():
+    from kernel.oracle import Ask
+    from kernel.testing import ScriptedOracle
+
+    text = "é" * (65_536 // 2)
+    said_ = ScriptedOracle([text]).generate(Ask("statement", MODEL, b"q", None, 1, 0.0, 1, 2048))
+    assert len(said_.text.encode()) == 65_536

@@ -280,3 +280,149 @@ def test_the_host_comes_from_OLLAMA_HOST_before_the_config(fake, monkeypatch):
     assert o.timeout == cfg["timeout_s"] and o.keep_alive == cfg["keep_alive"]
     monkeypatch.delenv("OLLAMA_HOST")
     assert make("ollama", cfg).host == cfg["ollama"]["host"]
+
+
+# -- what real servers (and things that pretend to be one) do --------------------------
+
+
+class RawServer:
+    """A TCP server that runs `behave(conn)` on each connection: for what no HTTP server does."""
+
+    def __init__(self, behave):
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.host = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.conns: list[socket.socket] = []
+        self.behave = behave
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+            threading.Thread(target=self.behave, args=(conn,), daemon=True).start()
+
+    def close(self):
+        self.sock.close()
+        for c in self.conns:
+            try:
+                c.close()
+            except OSError:
+                pass
+
+
+def _read_request(conn: socket.socket) -> bytes:
+    data = b""
+    while b"\r\n\r\n" not in data:
+        more = conn.recv(65536)
+        if not more:
+            break
+        data += more
+    head, _, body = data.partition(b"\r\n\r\n")
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            n = int(line.split(b":")[1])
+            while len(body) < n:
+                more = conn.recv(65536)
+                if not more:
+                    break
+                body += more
+    return head
+
+
+def test_an_answer_cut_at_the_token_limit_keeps_the_committed_refusal_text(fake):
+    fake.script["/api/generate"] = [fake.answer('{"statement": "a day of', done_reason="length")]
+    with pytest.raises(Refused) as e:
+        shaped(oracle(fake).generate(ask()), DRAWN_SCHEMA)
+    assert str(e.value) == (f"{MODEL} stopped at the token limit (done_reason length): "
+                            f"the answer is cut off and is not an answer")
+
+
+def test_a_listed_model_with_no_digest_is_said_to_have_no_digest_not_to_be_unpulled(fake):
+    fake.script["/api/tags"] = [(200, {"models": [{"name": NAME, "model": NAME, "size": 1}]}, 0.0)]
+    with pytest.raises(OracleError) as e:
+        oracle(fake).generate(ask())
+    msg = str(e.value)
+    assert msg.startswith(f"{fake.host} lists model {NAME} with no digest")
+    assert "not pulled" not in msg
+    assert fake.bodies("/api/generate") == [], "nothing is asked of a model whose digest is unknown"
+
+
+def test_a_server_that_answers_200_for_any_model_name_is_not_believed(fake):
+    # It answers every generate, whatever the name; only its model list says what it has.
+    fake.script["/api/generate"] = [fake.answer(GOOD)]
+    o = oracle(fake, models={MODEL: ("no-such-model:1b", DIGEST)})
+    with pytest.raises(OracleError, match="^model no-such-model:1b is not pulled on "):
+        o.generate(ask())
+    assert fake.bodies("/api/generate") == [], "the name is checked against the list first"
+
+
+def test_a_server_that_accepts_and_never_answers_is_one_line_within_the_timeout():
+    def silent(conn):
+        _read_request(conn)
+        time.sleep(30)   # holds the connection open and says nothing
+
+    server = RawServer(silent)
+    try:
+        start = time.monotonic()
+        with pytest.raises(OracleError, match=f"^Ollama at {server.host} did not answer the list "
+                                              f"models call to {NAME} within 0.3 s$"):
+            OllamaOracle(host=server.host, models={MODEL: (NAME, DIGEST)}, timeout=0.3).generate(ask())
+        assert time.monotonic() - start < 5
+    finally:
+        server.close()
+
+
+def test_a_connection_reset_in_the_middle_of_the_body_is_one_line():
+    tags = json.dumps({"models": [{"name": NAME, "model": NAME, "digest": DIGEST}]}).encode()
+
+    def reset_mid_body(conn):
+        head = _read_request(conn)
+        if b"/api/tags" in head:
+            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                         b"content-length: %d\r\n\r\n" % len(tags) + tags)
+            _read_request(conn)   # the same connection carries the next request
+        body = b'{"model": "x", "response": "{\\"statement\\": \\"a da'
+        conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                     b"content-length: 4096\r\n\r\n" + body)
+        # SO_LINGER 0: close with a reset, not a clean end.
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        conn.close()
+
+    server = RawServer(reset_mid_body)
+    try:
+        with pytest.raises(OracleError) as e:
+            OllamaOracle(host=server.host, models={MODEL: (NAME, DIGEST)}, timeout=5).generate(ask())
+        msg = str(e.value)
+        assert "\n" not in msg
+        assert msg.startswith(f"Ollama at {server.host} failed on the statement call to {NAME}: ")
+    finally:
+        server.close()
+
+
+def test_an_answer_over_64_kib_from_a_server_is_an_oracle_error_not_a_refusal(fake):
+    huge = '{"statement": "' + "a" * 100_000 + '", "drawn_from": [1]}'
+    fake.script["/api/generate"] = [fake.answer(huge)]
+    o = oracle(fake)
+    with pytest.raises(OracleError, match=f"^{MODEL} answered the statement call with 100,036 "
+                                          f"bytes, more than the 65,536 an answer may hold"):
+        o.generate(ask())
+    assert o.calls == 0
+
+
+@pytest.mark.parametrize("host,why", [("http://127.0.0.1:99999", "Port out of range"),
+                                      ("http://[::1", "Invalid IPv6 URL"),
+                                      ("http://256.1.1.1:11434", "Invalid IPv4 address")])
+def test_an_ollama_host_that_is_not_a_url_is_one_line_naming_it(monkeypatch, host, why):
+    monkeypatch.setenv("OLLAMA_HOST", host)
+    with pytest.raises(OracleError) as e:
+        make("ollama", config.load("models"))
+    msg = str(e.value)
+    assert msg.startswith(f"OLLAMA_HOST {host!r} is not a URL this client can reach ({why}")
+    assert msg.endswith("set it like http://127.0.0.1:11434")
