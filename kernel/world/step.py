@@ -9,6 +9,15 @@ used, as integers, so no generator state hides between ticks and no float
 decides anything. It must not write the log, read files, or know what a
 memory is: perception reads the events it returns.
 
+Sight and reach cost what the village holds, not its square: who sees
+whom is found through a grid of buckets as wide as the sight radius (a
+pair in sight is in the same or a neighbouring bucket), and who is within
+reach is asked only of those in sight at the last tick, which is the rule.
+The state is held by column (a tuple per villager field, the food and the
+tick each cell was last written at as int64 bytes), so a tick copies
+arrays, not objects; `World.villagers` builds the per-villager view when
+someone asks for it.
+
 Units: food and bellies in milligrams, positions and distances in
 millicells (a cell is 1000 millicells; a villager stands on a spot inside
 its cell), chances in 10,000.
@@ -16,7 +25,9 @@ its cell), chances in 10,000.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import operator
+from dataclasses import dataclass, field
+from itertools import repeat
 from math import isqrt
 
 import numpy as np
@@ -37,6 +48,18 @@ choices never shift another's stream."""
 _FOOD_STREAM = 1
 _TICK_STREAM = 0
 
+_FOOD_LIMIT = 2**61
+"""Food and bellies are held as int64 milligrams; a cell's food, a tick's
+regrowth and a belly's parts must each stay below this so that no sum of
+them overflows."""
+
+_VECTOR_FROM = 160
+"""From this many villagers in the world, the step works on arrays: pairs in
+sight are found through a table of buckets, and the quiet villagers (see
+`_Tick.sort_out`) burn all at once. Below it a dict of buckets and one loop
+are quicker than numpy's cost per call. Both ways give the same world and
+the same events (a test holds them to it)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Villager:
@@ -56,33 +79,138 @@ class Villager:
         return self.px // 1000, self.py // 1000
 
 
+class _People:
+    """What never changes in a run: ids, names and founding ticks by position, and ids to positions."""
+
+    __slots__ = ("ids", "names", "founded", "index", "founders", "id_array", "founded_array")
+
+    def __init__(self, cfg: WorldConfig):
+        self.ids = tuple(p.id for p in cfg.people)
+        self.names = tuple(p.name for p in cfg.people)
+        self.founded = tuple(p.founded for p in cfg.people)
+        self.index = {p.id: i for i, p in enumerate(cfg.people)}
+        self.founders: dict[int, list[int]] = {}
+        for i, p in enumerate(cfg.people):
+            self.founders.setdefault(p.founded, []).append(i)
+        # Ids and founding ticks are schema-checked integers; a tuple of
+        # Python ints keeps any that int64 cannot hold.
+        self.id_array = np.array(self.ids, dtype=np.int64 if max(self.ids, default=0) < 2**63 else object)
+        self.founded_array = np.array(self.founded, dtype=np.int64 if max(self.founded, default=0) < 2**63 else object)
+
+
+class _Seen:
+    """Who each villager saw at the last tick, by position: `of[start[i]:start[i + 1]]`, ascending.
+
+    Derived from a World's `sight` (`source`, the very set it was built
+    from, so a World made some other way never reads a stale one);
+    `partnered[i]` says whether villager i saw anyone (array form only).
+    """
+
+    __slots__ = ("source", "start", "of", "partnered")
+
+    def __init__(self, source: frozenset, start: list[int], of: list[int],
+                 partnered: np.ndarray | None):
+        self.source, self.start, self.of, self.partnered = source, start, of, partnered
+
+
+def _seen_by_lists(source: frozenset, n: int, a: list[int], b: list[int]) -> _Seen:
+    edges = sorted([*zip(a, b, strict=True), *zip(b, a, strict=True)])
+    start = [0] * (n + 1)
+    for i, _ in edges:
+        start[i + 1] += 1
+    for i in range(n):
+        start[i + 1] += start[i]
+    return _Seen(source, start, [j for _, j in edges], None)
+
+
+def _seen_by_arrays(source: frozenset, n: int, a: np.ndarray, b: np.ndarray) -> _Seen:
+    src, dst = np.concatenate((a, b)), np.concatenate((b, a))
+    order = np.lexsort((dst, src))
+    count = np.bincount(src, minlength=n)
+    start = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(count, out=start[1:])
+    return _Seen(source, start.tolist(), dst[order].tolist(), count > 0)
+
+
+def _seen_of(w: World) -> _Seen:
+    if w.seen is not None and w.seen.source is w.sight:
+        return w.seen
+    index = w.people.index
+    pairs = [(index[a], index[b]) for a, b in w.sight]
+    n = len(w.here)
+    seen = _seen_by_lists(w.sight, n, [i for i, _ in pairs], [j for _, j in pairs])
+    if n >= _VECTOR_FROM:
+        count = np.diff(np.array(seen.start, dtype=np.int64))
+        seen.partnered = count > 0
+    return seen
+
+
 @dataclass(frozen=True, slots=True)
 class World:
-    """The whole village between ticks. `tick` is the tick `step` must be given next."""
+    """The whole village between ticks. `tick` is the tick `step` must be given next.
+
+    Villagers are held by column, in the config's order: `here[i]`,
+    `px[i]` and so on are the config's i-th villager's. `food_mg` and
+    `grown_at` are the int64 bytes (row-major) of each cell's food as of the
+    tick it was last written at, and that tick.
+    """
 
     config: WorldConfig
     tick: int
-    villagers: tuple[Villager, ...]
-    food: tuple[int, ...]         # milligrams on each cell (row-major) as of `grown`
-    grown: tuple[int, ...]        # the tick each cell's food was last written at
+    here: tuple[bool, ...]
+    px: tuple[int, ...]
+    py: tuple[int, ...]
+    belly: tuple[int, ...]
+    hands: tuple[int, ...]
+    dest: tuple[tuple[int, int] | None, ...]
+    eating: tuple[bool, ...]
+    food_mg: bytes
+    grown_at: bytes
     sight: frozenset[tuple[int, int]]  # (a, b) with a < b: a and b see each other
+    people: _People = field(compare=False, repr=False)
+    seen: _Seen | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def villagers(self) -> tuple[Villager, ...]:
+        p = self.people
+        return tuple(
+            Villager(id=p.ids[i], name=p.names[i], founded=p.founded[i], here=self.here[i],
+                     px=self.px[i], py=self.py[i], belly=self.belly[i], hands=self.hands[i],
+                     dest=self.dest[i], eating=self.eating[i])
+            for i in range(len(p.ids))
+        )
+
+    @property
+    def food(self) -> tuple[int, ...]:
+        """Milligrams on each cell (row-major) as of `grown`."""
+        return tuple(np.frombuffer(self.food_mg, dtype=np.int64).tolist())
+
+    @property
+    def grown(self) -> tuple[int, ...]:
+        """The tick each cell's food was last written at."""
+        return tuple(np.frombuffer(self.grown_at, dtype=np.int64).tolist())
 
     def food_at(self, x: int, y: int, tick: int | None = None) -> int:
         i = y * self.config.width + x
-        return _grown(self.config, self.food[i], self.grown[i], self.tick if tick is None else tick)
+        mg = int(np.frombuffer(self.food_mg, dtype=np.int64)[i])
+        since = int(np.frombuffer(self.grown_at, dtype=np.int64)[i])
+        return _grown(self.config, mg, since, self.tick if tick is None else tick)
 
     def by_id(self, villager: int) -> Villager:
-        for v in self.villagers:
-            if v.id == villager:
-                return v
-        raise WorldError(f"no villager with id {villager} in this world")
+        i = self.people.index.get(villager)
+        if i is None:
+            raise WorldError(f"no villager with id {villager} in this world")
+        p = self.people
+        return Villager(id=p.ids[i], name=p.names[i], founded=p.founded[i], here=self.here[i],
+                        px=self.px[i], py=self.py[i], belly=self.belly[i], hands=self.hands[i],
+                        dest=self.dest[i], eating=self.eating[i])
 
 
-def _stream(seed: int, key: tuple[int, ...], n: int) -> list[int]:
+def _stream(seed: int, key: tuple[int, ...], n: int) -> np.ndarray:
     # Raw PCG64 words: the bit generator's algorithm is fixed, unlike the
     # Generator's float and bounded-integer methods, which numpy may change.
     ss = np.random.SeedSequence(entropy=seed, spawn_key=key)
-    return np.random.PCG64(ss).random_raw(n).tolist() if n else []
+    return np.random.PCG64(ss).random_raw(n) if n else np.zeros(0, dtype=np.uint64)
 
 
 def _grown(cfg: WorldConfig, mg: int, since: int, tick: int) -> int:
@@ -93,18 +221,28 @@ def _grown(cfg: WorldConfig, mg: int, since: int, tick: int) -> int:
 
 def initial(cfg: WorldConfig) -> World:
     """The village before tick 0: food laid out from the seed, nobody founded yet."""
+    pol = cfg.policy
+    big = {"food max": cfg.food_max, "regrowth": cfg.regrow, "belly at start": pol.belly_start,
+           "full belly": pol.belly_full, "mouthful": pol.mouthful, "parcel": pol.parcel,
+           "burn": pol.burn}
+    for what, mg in big.items():
+        if mg >= _FOOD_LIMIT:
+            raise WorldError(f"food and bellies are held as milligrams below {_FOOD_LIMIT}, "
+                             f"but the config's {what} is {mg} milligrams")
     cells = cfg.width * cfg.height
     lo, hi = cfg.food_start
-    raw = _stream(cfg.seed, (_FOOD_STREAM,), cells)
-    food = tuple(lo + r % (hi - lo + 1) for r in raw)
-    people = tuple(
-        Villager(id=p.id, name=p.name, founded=p.founded, here=False,
-                 px=p.x * 1000 + 500, py=p.y * 1000 + 500, belly=cfg.policy.belly_start,
-                 hands=0, dest=None, eating=False)
-        for p in cfg.people
+    raw = _stream(cfg.seed, (_FOOD_STREAM,), cells).tolist()
+    food = np.array([lo + r % (hi - lo + 1) for r in raw], dtype=np.int64)
+    n = len(cfg.people)
+    return World(
+        config=cfg, tick=0, here=(False,) * n,
+        px=tuple(p.x * 1000 + 500 for p in cfg.people),
+        py=tuple(p.y * 1000 + 500 for p in cfg.people),
+        belly=(cfg.policy.belly_start,) * n, hands=(0,) * n, dest=(None,) * n,
+        eating=(False,) * n, food_mg=food.tobytes(),
+        grown_at=np.zeros(cells, dtype=np.int64).tobytes(), sight=frozenset(),
+        people=_People(cfg),
     )
-    return World(config=cfg, tick=0, villagers=people, food=food, grown=(0,) * cells,
-                 sight=frozenset())
 
 
 def distance(a: Villager, b: Villager) -> int:
@@ -123,25 +261,140 @@ def _spot(cell: int, word: int) -> int:
     return cell * 1000 + 100 + word % 801
 
 
+# -- who sees whom ---------------------------------------------------------------
+#
+# isqrt(d2) <= r exactly when d2 < (r + 1) ** 2, so every test of a radius
+# below is on squared integers and no square root is taken but for the
+# distance an event reports.
+
+_AHEAD = ((0, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
+"""A bucket and the four neighbours after it: every neighbouring pair of buckets once."""
+
+
+def _pairs_by_dict(who: list[int], px: list[int], py: list[int], radius: int
+                   ) -> tuple[list[int], list[int], list[int]]:
+    """Every two of `who` (positions) whose spots are within `radius`: (i's, j's, squared distances)."""
+    size = max(radius, 1)
+    limit = (radius + 1) ** 2
+    buckets: dict[tuple[int, int], list[int]] = {}
+    for i in who:
+        key = (px[i] // size, py[i] // size)
+        b = buckets.get(key)
+        if b is None:
+            buckets[key] = [i]
+        else:
+            b.append(i)
+    first: list[int] = []
+    second: list[int] = []
+    squares: list[int] = []
+    for (bx, by), members in buckets.items():
+        for ox, oy in _AHEAD:
+            if ox == 0 and oy == 0:
+                others = members
+            else:
+                others = buckets.get((bx + ox, by + oy))
+                if others is None:
+                    continue
+            for k, i in enumerate(members):
+                xi, yi = px[i], py[i]
+                for j in (others[k + 1:] if others is members else others):
+                    dx, dy = px[j] - xi, py[j] - yi
+                    d2 = dx * dx + dy * dy
+                    if d2 < limit:
+                        first.append(i)
+                        second.append(j)
+                        squares.append(d2)
+    return first, second, squares
+
+
+def _pairs_by_arrays(who: list[int], px: list[int], py: list[int], radius: int
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The same pairs as `_pairs_by_dict`, as arrays, found through a table of buckets.
+
+    Villagers are sorted by bucket and each bucket's run of them is read off
+    a table of every bucket's start, so a bucket's neighbours are found by
+    indexing, never by a search. Buckets are as wide as the radius, or wider
+    where the village is sparse, so the table has a few buckets a villager
+    at most; a pair within the radius is still in the same or neighbouring
+    buckets.
+    """
+    none = np.zeros(0, dtype=np.int64)
+    m = len(who)
+    if m < 2:
+        return none, none, none
+    limit = (radius + 1) ** 2
+    idx = np.asarray(who, dtype=np.int64)
+    x = np.asarray(px, dtype=np.int64)[idx]
+    y = np.asarray(py, dtype=np.int64)[idx]
+    x -= x.min()
+    y -= y.min()
+    area = (int(x.max()) + 1) * (int(y.max()) + 1)
+    size = max(radius, 1, isqrt(area // (4 * m)) + 1)
+    bx, by = x // size + 1, y // size + 1  # a margin of one bucket, so no key wraps a row
+    width = int(bx.max()) + 2
+    key = by * width + bx
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    starts = np.zeros((int(by.max()) + 2) * width + 1, dtype=np.int64)
+    np.cumsum(np.bincount(key, minlength=len(starts) - 1), out=starts[1:])
+    pos = np.arange(m)
+    firsts, seconds = [], []
+    for ox, oy in _AHEAD:
+        target = ks + (oy * width + ox)
+        hi = starts[target + 1]
+        lo = pos + 1 if ox == 0 and oy == 0 else starts[target]
+        count = np.maximum(hi - lo, 0)
+        total = int(count.sum())
+        if not total:
+            continue
+        before = np.cumsum(count) - count
+        firsts.append(np.repeat(pos, count))
+        seconds.append(np.arange(total) - np.repeat(before - lo, count))
+    if not firsts:
+        return none, none, none
+    a = order[np.concatenate(firsts)]
+    b = order[np.concatenate(seconds)]
+    dx, dy = x[a] - x[b], y[a] - y[b]
+    d2 = dx * dx + dy * dy
+    near = d2 < limit
+    return idx[a[near]], idx[b[near]], d2[near]
+
+
 class _Tick:
     """The mutable scratch of one step; nothing of it outlives `step`."""
 
     def __init__(self, state: World, tick: int):
-        self.cfg = state.config
-        self.pol = state.config.policy
+        cfg = state.config
+        self.cfg = cfg
+        self.pol = cfg.policy
         self.tick = tick
-        self.vs = list(state.villagers)
-        self.food = list(state.food)
-        self.grown = list(state.grown)
+        self.people = state.people
+        self.ids = state.people.ids
+        self.here = list(state.here)
+        self.px = list(state.px)
+        self.py = list(state.py)
+        self.belly = list(state.belly)
+        self.hands = list(state.hands)
+        self.dest = list(state.dest)
+        self.eating = list(state.eating)
+        self.food = np.frombuffer(state.food_mg, dtype=np.int64).copy()
+        self.grown = np.frombuffer(state.grown_at, dtype=np.int64).copy()
+        self.food2 = self.food.reshape(cfg.height, cfg.width)
+        self.grown2 = self.grown.reshape(cfg.height, cfg.width)
         self.sight = state.sight
-        self.index = {v.id: i for i, v in enumerate(self.vs)}
+        self.reach_limit = (cfg.reach + 1) ** 2
+        # Those each villager saw at the last tick, by position in the config
+        # (the order `near` keeps); the only ones it may reach this tick.
+        self.seen = _seen_of(state)
+        self.seen_after: _Seen | None = None
         self.events: list[ev.Event] = []
 
     # -- food ------------------------------------------------------------
 
     def food_here(self, x: int, y: int) -> int:
         i = y * self.cfg.width + x
-        return _grown(self.cfg, self.food[i], self.grown[i], self.tick)
+        return min(self.cfg.food_max,
+                   self.food.item(i) + self.cfg.regrow * (self.tick - self.grown.item(i)))
 
     def remove_food(self, x: int, y: int, mg: int) -> None:
         i = y * self.cfg.width + x
@@ -151,153 +404,169 @@ class _Tick:
     # -- who is near -------------------------------------------------------
 
     def near(self, i: int) -> list[int]:
-        """Indices of villagers this one saw last tick and can reach now, by id."""
-        v = self.vs[i]
+        """Positions of villagers this one saw last tick and can reach now, in the config's order."""
+        start = self.seen.start
+        if start[i] == start[i + 1]:
+            return []
+        seen = self.seen.of[start[i]:start[i + 1]]
+        px, py, here, limit = self.px, self.py, self.here, self.reach_limit
+        x, y = px[i], py[i]
         out = []
-        for j, u in enumerate(self.vs):
-            if j == i or not u.here:
-                continue
-            pair = (v.id, u.id) if v.id < u.id else (u.id, v.id)
-            if pair in self.sight and distance(v, u) <= self.cfg.reach:
+        for j in seen:
+            dx, dy = px[j] - x, py[j] - y
+            if here[j] and dx * dx + dy * dy < limit:
                 out.append(j)
         return out
 
     # -- acts ----------------------------------------------------------------
 
     def found(self, i: int, d: list[int]) -> None:
-        v = self.vs[i]
-        x, y = v.cell
-        self.vs[i] = replace(v, here=True, px=_spot(x, d[0]), py=_spot(y, d[1]))
-        self.events.append(ev.Founded(villager=v.id, name=v.name, x=x, y=y))
+        x, y = self.px[i] // 1000, self.py[i] // 1000
+        self.here[i] = True
+        self.px[i] = _spot(x, d[0])
+        self.py[i] = _spot(y, d[1])
+        self.events.append(ev.Founded(villager=self.ids[i], name=self.people.names[i], x=x, y=y))
 
     def walk(self, i: int, d: list[int]) -> None:
-        v = self.vs[i]
-        x, y = v.cell
-        tx, ty = v.dest  # type: ignore[misc]
+        x, y = self.px[i] // 1000, self.py[i] // 1000
+        tx, ty = dest = self.dest[i]  # type: ignore[misc]
         nx, ny = x + _sign(tx - x), y + _sign(ty - y)
-        arrived = (nx, ny) == (tx, ty)
-        self.vs[i] = replace(v, px=_spot(nx, d[0]), py=_spot(ny, d[1]),
-                             dest=None if arrived else v.dest)
-        self.events.append(ev.Walked(villager=v.id, from_x=x, from_y=y, to_x=nx, to_y=ny))
+        self.px[i] = _spot(nx, d[0])
+        self.py[i] = _spot(ny, d[1])
+        self.dest[i] = None if (nx, ny) == dest else dest
+        self.events.append(ev.Walked(villager=self.ids[i], from_x=x, from_y=y, to_x=nx, to_y=ny))
 
     def set_out(self, i: int, dest: tuple[int, int], d: list[int]) -> None:
         # The first step is taken at once, so a journey's steps are on
         # consecutive ticks and a reader can tell where one journey ends.
-        self.vs[i] = replace(self.vs[i], dest=dest, eating=False)
+        self.dest[i] = dest
+        self.eating[i] = False
         self.walk(i, d)
 
     def eat(self, i: int) -> bool:
         """One mouthful from the cell, or from the hands if the cell is bare; False if neither."""
-        v = self.vs[i]
-        x, y = v.cell
+        pol = self.pol
+        x, y = self.px[i] // 1000, self.py[i] // 1000
         here = self.food_here(x, y)
-        if here >= max(1, self.pol.mouthful // 4):
-            mg = min(self.pol.mouthful, here)
+        if here >= max(1, pol.mouthful // 4):
+            mg = min(pol.mouthful, here)
             self.remove_food(x, y, mg)
-            self.vs[i] = replace(v, belly=v.belly + mg, eating=True)
-        elif v.hands > 0:
-            mg = self.pol.parcel
-            self.vs[i] = replace(v, belly=v.belly + mg, hands=v.hands - 1, eating=True)
+        elif self.hands[i] > 0:
+            mg = pol.parcel
+            self.hands[i] -= 1
         else:
             return False
-        self.events.append(ev.Ate(villager=v.id, x=x, y=y, mouthfuls=1, milligrams=mg))
+        self.belly[i] += mg
+        self.eating[i] = True
+        self.events.append(ev.Ate(villager=self.ids[i], x=x, y=y, mouthfuls=1, milligrams=mg))
         return True
 
     def give(self, i: int, j: int, d: list[int]) -> bool:
-        v, u = self.vs[i], self.vs[j]
-        lo, hi = self.pol.gift_parcels
-        n = min(v.hands, lo + d[5] % (hi - lo + 1), self.pol.hands_max - u.hands)
+        pol = self.pol
+        lo, hi = pol.gift_parcels
+        n = min(self.hands[i], lo + d[5] % (hi - lo + 1), pol.hands_max - self.hands[j])
         if n <= 0:
             return False
-        self.vs[i] = replace(v, hands=v.hands - n)
-        self.vs[j] = replace(u, hands=u.hands + n)
-        self.events.append(ev.Gave(giver=v.id, receiver=u.id, parcels=n,
-                                   milligrams=n * self.pol.parcel))
+        self.hands[i] -= n
+        self.hands[j] += n
+        self.events.append(ev.Gave(giver=self.ids[i], receiver=self.ids[j], parcels=n,
+                                   milligrams=n * pol.parcel))
         return True
 
     def take(self, i: int, j: int, d: list[int]) -> bool:
-        v, u = self.vs[i], self.vs[j]
-        lo, hi = self.pol.take_parcels
-        n = min(u.hands, lo + d[5] % (hi - lo + 1), self.pol.hands_max - v.hands)
+        pol = self.pol
+        lo, hi = pol.take_parcels
+        n = min(self.hands[j], lo + d[5] % (hi - lo + 1), pol.hands_max - self.hands[i])
         if n <= 0:
             return False
-        self.vs[i] = replace(v, hands=v.hands + n)
-        self.vs[j] = replace(u, hands=u.hands - n)
-        self.events.append(ev.Took(taker=v.id, owner=u.id, parcels=n,
-                                   milligrams=n * self.pol.parcel))
+        self.hands[i] += n
+        self.hands[j] -= n
+        self.events.append(ev.Took(taker=self.ids[i], owner=self.ids[j], parcels=n,
+                                   milligrams=n * pol.parcel))
         return True
 
     def gather(self, i: int, d: list[int]) -> bool:
-        v = self.vs[i]
-        x, y = v.cell
-        lo, hi = self.pol.gather_parcels
-        n = min(lo + d[5] % (hi - lo + 1), self.pol.hands_max - v.hands,
-                self.food_here(x, y) // self.pol.parcel)
+        pol = self.pol
+        x, y = self.px[i] // 1000, self.py[i] // 1000
+        lo, hi = pol.gather_parcels
+        n = min(lo + d[5] % (hi - lo + 1), pol.hands_max - self.hands[i],
+                self.food_here(x, y) // pol.parcel)
         if n < lo:
             return False
-        mg = n * self.pol.parcel
+        mg = n * pol.parcel
         self.remove_food(x, y, mg)
-        self.vs[i] = replace(v, hands=v.hands + n)
-        self.events.append(ev.Gathered(villager=v.id, x=x, y=y, parcels=n, milligrams=mg))
+        self.hands[i] += n
+        self.events.append(ev.Gathered(villager=self.ids[i], x=x, y=y, parcels=n, milligrams=mg))
         return True
 
     def forage_target(self, i: int) -> tuple[int, int] | None:
         """The richest cell within forage range, if it holds a meal's worth; nearest, then y, x, on ties."""
-        x, y = self.vs[i].cell
+        cfg = self.cfg
+        x, y = self.px[i] // 1000, self.py[i] // 1000
         r = self.pol.forage_cells
-        best = None
-        for cy in range(max(0, y - r), min(self.cfg.height, y + r + 1)):
-            for cx in range(max(0, x - r), min(self.cfg.width, x + r + 1)):
-                if (cx, cy) == (x, y):
-                    continue
-                key = (-self.food_here(cx, cy), max(abs(cx - x), abs(cy - y)), cy, cx)
-                if best is None or key < best:
-                    best = key
-        if best is None or -best[0] < 10 * self.pol.mouthful:
+        y0, y1 = max(0, y - r), min(cfg.height, y + r + 1)
+        x0, x1 = max(0, x - r), min(cfg.width, x + r + 1)
+        if (y1 - y0) * (x1 - x0) <= 1:
+            return None  # no cell but this one
+        since = self.tick - self.grown2[y0:y1, x0:x1]
+        if cfg.regrow:
+            # A cell full since long ago is as full as one filled just now;
+            # the cap keeps regrow * since inside int64.
+            np.minimum(since, cfg.food_max // cfg.regrow + 1, out=since)
+        mg = np.minimum(self.food2[y0:y1, x0:x1] + cfg.regrow * since, cfg.food_max)
+        mg[y - y0, x - x0] = -1  # never this cell
+        most = int(mg.max())
+        if most < 10 * self.pol.mouthful:
             return None
-        return best[3], best[2]
+        # Row-major order is (y, x) order, so the first of the nearest is the tie-break's pick.
+        cy, cx = np.nonzero(mg == most)
+        ring = np.maximum(np.abs(cx + (x0 - x)), np.abs(cy + (y0 - y)))
+        k = int(np.argmin(ring))
+        return int(cx[k]) + x0, int(cy[k]) + y0
 
     def visit_target(self, i: int, d: list[int]) -> tuple[int, int] | None:
         """The cell of someone this villager saw last tick, if it is not this cell."""
-        v = self.vs[i]
-        seen = sorted(b if a == v.id else a for a, b in self.sight if v.id in (a, b))
+        start = self.seen.start
+        seen = self.seen.of[start[i]:start[i + 1]]
         if not seen:
             return None
-        cell = self.vs[self.index[seen[d[6] % len(seen)]]].cell
-        return None if cell == v.cell else cell
+        ids = self.ids
+        j = sorted(seen, key=ids.__getitem__)[d[6] % len(seen)]
+        cell = (self.px[j] // 1000, self.py[j] // 1000)
+        return None if cell == (self.px[i] // 1000, self.py[i] // 1000) else cell
 
     def wander_target(self, i: int, d: list[int]) -> tuple[int, int] | None:
-        x, y = self.vs[i].cell
+        cfg = self.cfg
+        x, y = self.px[i] // 1000, self.py[i] // 1000
         w = self.pol.wander_cells
         dx = d[7] % (2 * w + 1) - w
         dy = (d[7] >> 32) % (2 * w + 1) - w
-        tx = min(self.cfg.width - 1, max(0, x + dx))
-        ty = min(self.cfg.height - 1, max(0, y + dy))
+        tx = min(cfg.width - 1, max(0, x + dx))
+        ty = min(cfg.height - 1, max(0, y + dy))
         return None if (tx, ty) == (x, y) else (tx, ty)
 
     # -- the policy ----------------------------------------------------------
 
     def act(self, i: int, d: list[int]) -> None:
         pol = self.pol
-        v = self.vs[i]
-        v = self.vs[i] = replace(v, belly=max(0, v.belly - pol.burn))
-        if v.dest is not None:
+        belly = self.belly[i] = max(0, self.belly[i] - pol.burn)
+        if self.dest[i] is not None:
             self.walk(i, d)
             return
-        if v.eating:
+        if self.eating[i]:
             # A meal goes on until the belly is full or there is nothing left;
             # the tick it stops is a tick of nothing, which closes the meal.
-            if v.belly >= pol.belly_full or not self.eat(i):
-                self.vs[i] = replace(self.vs[i], eating=False)
+            if belly >= pol.belly_full or not self.eat(i):
+                self.eating[i] = False
             return
-        chance = [w % 10000 for w in d[2:5]]
-        if v.belly < pol.hungry_below:
+        hands = self.hands
+        if belly < pol.hungry_below:
             if self.eat(i):
                 return
-            givers = [j for j in self.near(i) if self.vs[j].hands > 0]
-            if givers and chance[0] < pol.beg:
-                x, y = v.cell
-                self.events.append(ev.Begged(villager=v.id, x=x, y=y))
+            givers = [j for j in self.near(i) if hands[j] > 0]
+            if givers and d[2] % 10000 < pol.beg:
+                self.events.append(ev.Begged(villager=self.ids[i], x=self.px[i] // 1000,
+                                             y=self.py[i] // 1000))
                 return
             if givers:
                 return  # stay near those who carry food, and ask again later
@@ -306,19 +575,21 @@ class _Tick:
                 self.set_out(i, dest, d)
             return
         near = self.near(i)
-        if v.hands > 0 and near:
-            hungry = [j for j in near if self.vs[j].belly < pol.hungry_below]
-            if hungry and chance[0] < pol.give_to_hungry:
-                if self.give(i, hungry[d[6] % len(hungry)], d):
+        if near:
+            chance = d[2] % 10000
+            if hands[i] > 0:
+                hungry = [j for j in near if self.belly[j] < pol.hungry_below]
+                if hungry and chance < pol.give_to_hungry:
+                    if self.give(i, hungry[d[6] % len(hungry)], d):
+                        return
+                elif chance < pol.give:
+                    if self.give(i, near[d[6] % len(near)], d):
+                        return
+            carrying = [j for j in near if hands[j] > 0]
+            if carrying and d[3] % 10000 < pol.take:
+                if self.take(i, carrying[d[6] % len(carrying)], d):
                     return
-            elif chance[0] < pol.give:
-                if self.give(i, near[d[6] % len(near)], d):
-                    return
-        carrying = [j for j in near if self.vs[j].hands > 0]
-        if carrying and chance[1] < pol.take:
-            if self.take(i, carrying[d[6] % len(carrying)], d):
-                return
-        if v.hands < pol.hands_max and chance[2] < pol.gather:
+        if hands[i] < pol.hands_max and d[4] % 10000 < pol.gather:
             if self.gather(i, d):
                 return
         if (d[6] >> 32) % 10000 < pol.wander:
@@ -327,30 +598,67 @@ class _Tick:
             if dest is not None:
                 self.set_out(i, dest, d)
 
+    def sort_out(self, draws: np.ndarray) -> np.ndarray:
+        """Positions of the villagers whose act this tick may do more than burn, ascending.
+
+        The rest are quiet: not walking or eating, not hungry once they have
+        burnt, and drawing no chance to give, take, gather or wander (or
+        none to give or take, when they saw nobody at the last tick). A quiet
+        villager's act is its burn alone, which nobody else reads but to ask
+        whether it is hungry, and it is not, before its burn or after; so its
+        burn is done here, for all of them at once, and the order of the rest
+        is unchanged.
+        """
+        pol = self.pol
+        n = len(self.here)
+        here = np.fromiter(self.here, dtype=bool, count=n)
+        acting = here & (self.people.founded_array != self.tick)
+        busy = np.fromiter(map(operator.is_not, self.dest, repeat(None)), dtype=bool, count=n)
+        busy |= np.fromiter(self.eating, dtype=bool, count=n)
+        belly = np.fromiter(self.belly, dtype=np.int64, count=n)
+        burnt = np.maximum(belly - pol.burn, 0)
+        chance = draws[:, 2:5] % 10000
+        deals = (chance[:, 0] < max(pol.give_to_hungry, pol.give)) | (chance[:, 1] < pol.take)
+        if self.seen.partnered is not None:
+            deals &= self.seen.partnered
+        quiet = (acting & ~busy & (burnt >= pol.hungry_below) & ~deals
+                 & (chance[:, 2] >= pol.gather) & ((draws[:, 6] >> 32) % 10000 >= pol.wander))
+        self.belly = np.where(quiet, burnt, belly).tolist()
+        return np.flatnonzero(acting & ~quiet)
+
     def look(self) -> None:
         """Who sees whom once everyone has acted; a change is an event for each viewer."""
-        now: set[tuple[int, int]] = set()
-        found: list[ev.Event] = []
-        here = [v for v in self.vs if v.here]
-        far: dict[tuple[int, int], int] = {}
-        for a in range(len(here)):
-            va = here[a]
-            for b in range(a + 1, len(here)):
-                vb = here[b]
-                d = distance(va, vb)
-                pair = (va.id, vb.id) if va.id < vb.id else (vb.id, va.id)
-                if d <= self.cfg.sight:
-                    now.add(pair)
-                    far[pair] = d
-        for a, b in sorted(now - self.sight):
-            found.append(ev.CameIntoSight(viewer=a, seen=b, millicells=far[(a, b)]))
-            found.append(ev.CameIntoSight(viewer=b, seen=a, millicells=far[(a, b)]))
-        for a, b in sorted(self.sight - now):
-            found.append(ev.WentOutOfSight(viewer=a, seen=b))
-            found.append(ev.WentOutOfSight(viewer=b, seen=a))
-        found.sort(key=lambda e: (e.viewer, e.seen))  # type: ignore[attr-defined]
-        self.events.extend(found)
+        n = len(self.here)
+        who = list(range(n)) if all(self.here) else [i for i, h in enumerate(self.here) if h]
+        now: dict[tuple[int, int], int]
+        if n >= _VECTOR_FROM:
+            a, b, d2 = _pairs_by_arrays(who, self.px, self.py, self.cfg.sight)
+            ia, ib = self.people.id_array[a], self.people.id_array[b]
+            lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+            now = dict(zip(zip(lo.tolist(), hi.tolist(), strict=True), d2.tolist(), strict=True))
+        else:
+            a, b, d2 = _pairs_by_dict(who, self.px, self.py, self.cfg.sight)
+            ids = self.ids
+            now = {}
+            for i, j, sq in zip(a, b, d2, strict=True):
+                ia, ib = ids[i], ids[j]
+                now[(ia, ib) if ia < ib else (ib, ia)] = sq
+        found: list[tuple[int, int, ev.Event]] = []
+        for ia, ib in now.keys() - self.sight:
+            d = isqrt(now[(ia, ib)])
+            found.append((ia, ib, ev.CameIntoSight(viewer=ia, seen=ib, millicells=d)))
+            found.append((ib, ia, ev.CameIntoSight(viewer=ib, seen=ia, millicells=d)))
+        for ia, ib in self.sight - now.keys():
+            found.append((ia, ib, ev.WentOutOfSight(viewer=ia, seen=ib)))
+            found.append((ib, ia, ev.WentOutOfSight(viewer=ib, seen=ia)))
+        # (viewer, seen) is one event's alone, so this order is total.
+        found.sort(key=lambda f: (f[0], f[1]))
+        self.events.extend(f[2] for f in found)
         self.sight = frozenset(now)
+        if n >= _VECTOR_FROM:
+            self.seen_after = _seen_by_arrays(self.sight, n, a, b)
+        else:
+            self.seen_after = _seen_by_lists(self.sight, n, a, b)
 
 
 def step(state: World, tick: int) -> tuple[World, tuple[ev.Event, ...]]:
@@ -362,16 +670,25 @@ def step(state: World, tick: int) -> tuple[World, tuple[ev.Event, ...]]:
     """
     if type(tick) is not int or tick != state.tick:
         raise WorldError(f"step takes the world's next tick, {state.tick}, but got tick={tick!r}")
-    n = len(state.villagers)
-    raw = _stream(state.config.seed, (_TICK_STREAM, tick), n * DRAWS)
+    n = len(state.here)
+    draws = _stream(state.config.seed, (_TICK_STREAM, tick), n * DRAWS).reshape(n, DRAWS)
     t = _Tick(state, tick)
-    for i, v in enumerate(t.vs):
-        if not v.here and v.founded == tick:
-            t.found(i, raw[i * DRAWS:(i + 1) * DRAWS])
-    for i, v in enumerate(t.vs):
-        if v.here and v.founded != tick:
-            t.act(i, raw[i * DRAWS:(i + 1) * DRAWS])
+    for i in state.people.founders.get(tick, ()):
+        if not t.here[i]:
+            t.found(i, draws[i].tolist())
+    if n >= _VECTOR_FROM:
+        active = t.sort_out(draws)
+        for i, d in zip(active.tolist(), draws[active].tolist(), strict=True):
+            t.act(i, d)
+    else:
+        founded = state.people.founded
+        rows = draws.tolist()
+        for i in range(n):
+            if t.here[i] and founded[i] != tick:
+                t.act(i, rows[i])
     t.look()
-    after = World(config=state.config, tick=tick + 1, villagers=tuple(t.vs), food=tuple(t.food),
-                  grown=tuple(t.grown), sight=t.sight)
+    after = World(config=state.config, tick=tick + 1, here=tuple(t.here), px=tuple(t.px),
+                  py=tuple(t.py), belly=tuple(t.belly), hands=tuple(t.hands), dest=tuple(t.dest),
+                  eating=tuple(t.eating), food_mg=t.food.tobytes(), grown_at=t.grown.tobytes(),
+                  sight=t.sight, people=state.people, seen=t.seen_after)
     return after, tuple(t.events)
