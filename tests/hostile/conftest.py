@@ -1,0 +1,102 @@
+"""The bad-input suite's shared parts: the tally it reports, a small log, a fake Ollama.
+
+Every input the suite tries is counted under one outcome: a clean refusal or
+correct result, a traceback, a silent wrong result, or data lost. The counts
+are printed at the end of the run, so the numbers the hardening promised
+(0 tracebacks, 0 silent wrong results, 0 data lost) are read off every run
+of `make test`, not remembered.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+OUTCOMES = ("clean", "traceback", "silent", "lost")
+TALLY: Counter = Counter()
+
+
+def record(outcome: str, n: int = 1) -> None:
+    """Count `n` inputs under `outcome`, one of OUTCOMES."""
+    assert outcome in OUTCOMES, outcome
+    TALLY[outcome] += n
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if not TALLY:
+        return
+    tried = sum(TALLY.values())
+    terminalreporter.write_line(
+        f"hostile inputs: {tried:,} tried, {TALLY['clean']:,} clean errors or correct results, "
+        f"{TALLY['traceback']} tracebacks, {TALLY['silent']} silent wrong results, "
+        f"{TALLY['lost']} data lost")
+
+
+@pytest.fixture(scope="session")
+def small_world_log(tmp_path_factory) -> Path:
+    """A log of the shipped world's first 60 ticks, made once, by the command a user runs."""
+    from click.testing import CliRunner
+
+    from kernel.cli import main
+
+    p = tmp_path_factory.mktemp("hostile") / "run.log"
+    r = CliRunner().invoke(main, ["world", "run", "--ticks", "60", "--out", str(p)])
+    assert r.exit_code == 0, r.output
+    return p
+
+
+class FakeOllama:
+    """Just enough of an Ollama server: one model listed at a digest, every generate answered `text`."""
+
+    NAME = "village-smollm2:135m-instruct-q4_1"
+    DIGEST = "ab" * 32
+
+    def __init__(self, text: str, *, digest: str | None = DIGEST):
+        self.text = text
+        self.generated = 0
+        fake = self
+        tags = {"models": [{"name": self.NAME, "model": self.NAME, "size": 1,
+                            **({"digest": digest} if digest else {})}]}
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def _answer(self):
+                n = int(self.headers.get("content-length") or 0)
+                self.rfile.read(n)
+                if self.path == "/api/tags":
+                    body = tags
+                elif self.path == "/api/generate":
+                    fake.generated += 1
+                    body = {"model": fake.NAME, "response": fake.text, "done": True,
+                            "done_reason": "stop", "prompt_eval_count": 1, "eval_count": 1}
+                elif self.path == "/api/embed":
+                    body = {"model": fake.NAME, "embeddings": [[1.0, 0.0]], "prompt_eval_count": 1}
+                else:
+                    body = {}
+                data = json.dumps(body).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = _answer
+
+            def log_message(self, *a):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.host = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02},
+                         daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
