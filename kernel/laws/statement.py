@@ -96,26 +96,15 @@ def restatement(memory: int) -> str:
 
 
 def words(statement: str) -> tuple[str, ...]:
-    """The words of a statement that count: runs of letters at least `MIN_LETTERS` long.
+    """The words of a statement that count: its spaced words holding at least `MIN_LETTERS` letters.
 
-    A letter is a Unicode letter; a combining mark goes on with the word it
-    marks. Digits and punctuation end a word, so "13.0", "9,3" and "127"
-    hold no word at all, and "Ander's" holds one ("Ander").
+    A word is what spaces separate (after NFKC); a letter is a Unicode
+    letter. So "I'm" and "Ander's" are words, and "13.0", "9,3", "127" and
+    "}" are not, whatever stands beside them.
     """
     text = unicodedata.normalize("NFKC", _text("statement", statement))
-    found: list[str] = []
-    run: list[str] = []
-    letters = 0
-    for ch in text + " ":
-        cat = unicodedata.category(ch)
-        if cat.startswith("L") or (cat.startswith("M") and run):
-            run.append(ch)
-            letters += cat.startswith("L")
-            continue
-        if letters >= MIN_LETTERS:
-            found.append("".join(run))
-        run, letters = [], 0
-    return tuple(found)
+    return tuple(w for w in text.split()
+                 if sum(unicodedata.category(ch).startswith("L") for ch in w) >= MIN_LETTERS)
 
 
 def wordless(statement: str) -> bool:

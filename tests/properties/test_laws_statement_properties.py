@@ -70,6 +70,7 @@ def test_showing_one_more_memory_never_unrestates_a_statement(statement, shown, 
 def test_a_statement_is_wordless_exactly_when_it_has_fewer_than_two_counted_words(text):
     ws = laws.words(text)
     assert all(sum(unicodedata.category(c).startswith("L") for c in w) >= 2 for w in ws)
+    assert all(w in unicodedata.normalize("NFKC", text).split() for w in ws)
     assert laws.wordless(text) == (len(ws) < 2)
 
 

@@ -65,7 +65,7 @@ def test_a_bare_number_is_not_a_statement():
 
 
 @pytest.mark.parametrize("text", ["", "   ", "Halla", "a b c d", "I, a, o!", "9,3 13.0", "ok", "ok 1 2 3",
-                                  "Halla 127"])
+                                  "Halla 127", "1268 } 1268", "a1 b2"])
 def test_a_statement_needs_two_words_of_two_letters(text):
     assert laws.wordless(text)
 
@@ -76,13 +76,14 @@ def test_two_words_of_two_letters_make_a_statement(text):
     assert not laws.wordless(text)
 
 
-def test_digits_and_punctuation_end_a_word():
-    assert laws.words("Ander's 26 parcels, 13.0 grams") == ("Ander", "parcels", "grams")
-    assert laws.words("x1y2 ab3cd") == ("ab", "cd")
+def test_a_word_is_what_spaces_separate_and_counts_by_its_letters():
+    assert laws.words("Ander's 26 parcels, 13.0 grams") == ("Ander's", "parcels,", "grams")
+    assert laws.words("x1 ab3cd } 9,3") == ("ab3cd",)
+    assert not laws.wordless("I'm hungry")
 
 
-def test_a_combining_mark_stays_with_its_word():
-    # "cafe" written with a combining acute accent is one word, not "caf" and a mark
+def test_a_combining_mark_is_part_of_its_letter():
+    # "cafe" written with a combining acute accent is the word "café"
     assert laws.words("cafe\u0301 time") == ("café", "time")
 
 
