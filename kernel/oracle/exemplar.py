@@ -24,6 +24,7 @@ import base64
 import hashlib
 import json
 import os
+import sys
 import tempfile
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -44,13 +45,26 @@ class FormatNotice(UserWarning):
     """A recording in an older format was read: it still replays, with fewer checks."""
 
 
-def _warn(message: str) -> None:
+_SAID: set[str] = set()
+
+
+def _once_on_stderr(message: str) -> None:
+    # One line, once per process for each recording: a notice, not a warning with a
+    # source line under it, and not repeated for every scenario that reads the file.
+    if message in _SAID:
+        return
+    _SAID.add(message)
+    sys.stderr.write(f"village: note: {message}\n")
+
+
+def as_warning(message: str) -> None:
+    """A notice as a `FormatNotice` warning, for code that filters or records warnings."""
     warnings.warn(FormatNotice(message), stacklevel=4)
 
 
-notice: Callable[[str], None] = _warn
-"""Where a one-line notice about a recording goes: a warning by default; a command line
-may set its own (one line on stderr)."""
+notice: Callable[[str], None] = _once_on_stderr
+"""Where the one-line notice about a format 1 recording goes: stderr, once per recording, by
+default; set it to `as_warning`, or to any function of one line, to send it elsewhere."""
 
 
 def generate_record(ask: Ask, said: Said, backend: str) -> dict[str, Any]:

@@ -401,7 +401,8 @@ def _is_log(p: Path) -> bool:
 
 
 def _error_lines(result: Result) -> list[str]:
-    return [line for line in (result.stderr or "").splitlines() if line.startswith(PREFIXES)]
+    return [line for line in (result.stderr or "").splitlines()
+            if line.startswith(PREFIXES) and not line.startswith("village: note: ")]
 
 
 def _unprefixed(line: str) -> str:
@@ -479,7 +480,8 @@ def test_every_bad_input_is_one_clear_line_and_loses_nothing(rule, build, small_
             assert lines == [], result.output
             return
         assert len(lines) == 1, f"one error line, not {len(lines)}: {result.stderr!r}"
-        stderr_lines = [x for x in result.stderr.splitlines() if x.strip()]
+        stderr_lines = [x for x in result.stderr.splitlines()
+                        if x.strip() and not x.startswith("village: note: ")]
         at = stderr_lines.index(lines[0])
         assert len(stderr_lines) - at <= case.lines, f"the error takes one line: {result.stderr!r}"
         assert re.match(case.says, _unprefixed(lines[0])), f"{case.says!r} vs {lines[0]!r}"

@@ -218,11 +218,24 @@ def test_a_format_1_file_is_still_read_with_a_one_line_notice(recording, monkeyp
     assert said[0].startswith(f"{path} is a format 1 recording")
 
 
-def test_a_format_1_notice_is_a_warning_when_no_one_listens(recording):
+def test_a_format_1_notice_is_one_line_on_stderr_once_per_recording(recording, capsys):
     path, _ = recording
     doc = json.loads(path.read_text())
     doc["format"] = 1
     path.write_text(json.dumps(doc))
+    ReplayOracle(path)
+    ReplayOracle(path)
+    err = capsys.readouterr().err
+    assert err == f"village: note: {path} is a format 1 recording: its vectors carry no sha256 " \
+                  f"and are read unchecked; a re-recording writes format 2\n"
+
+
+def test_a_format_1_notice_can_be_a_warning(recording, monkeypatch):
+    path, _ = recording
+    doc = json.loads(path.read_text())
+    doc["format"] = 1
+    path.write_text(json.dumps(doc))
+    monkeypatch.setattr(ex, "notice", ex.as_warning)
     with pytest.warns(ex.FormatNotice, match="is a format 1 recording"):
         ReplayOracle(path)
 
