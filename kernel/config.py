@@ -3,8 +3,12 @@
 
 This module owns reading and checking config files and nothing else: it
 does not know what a world or a model is, only that `NAME.json` is checked
-against `schema/NAME.json`. Every schema error is reported at once, each
-with its JSON path, in one line, so a user fixes a file in one pass.
+against `schema/NAME.json`. Schema errors are reported together, each
+with its JSON path, in one line (the first ten and a count of the rest), so
+a user fixes a file in one pass. Files are read as strict JSON: a key given
+twice, NaN or Infinity, a number past its digit bound, nesting past a depth
+bound, bytes that are not UTF-8 and a path that is not a regular file are
+each refused with one line, before any recursive walk can fail.
 """
 
 from __future__ import annotations

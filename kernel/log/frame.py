@@ -29,7 +29,7 @@ from typing import BinaryIO
 
 import msgpack
 
-from kernel.errors import LogCorrupt
+from kernel.errors import LogCorrupt, LogError
 
 MAGIC = b"VLOG\x00\x01\r\n"
 FORMAT = 1
@@ -48,7 +48,8 @@ def frame_bytes(prev: bytes, payload: bytes) -> tuple[bytes, bytes]:
     """The bytes of one frame after chain value `prev`, and its own chain value."""
     n = len(payload)
     if n > MAX_PAYLOAD:
-        raise ValueError(f"a frame holds at most {MAX_PAYLOAD} bytes of payload, not {n}")
+        raise LogError(f"a tick's frame holds at most {MAX_PAYLOAD:,} bytes of payload, and this "
+                       f"one would hold {n:,}: the tick is not written")
     h = hashlib.sha256(prev)
     h.update(payload)
     chain = h.digest()

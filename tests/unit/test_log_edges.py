@@ -228,3 +228,18 @@ def test_the_read_only_mode_is_left_as_it_was(tmp_path):
         assert stat.S_IMODE(p.stat().st_mode) == 0o444
     finally:
         p.chmod(0o644)
+
+
+def test_a_tick_too_large_for_one_frame_is_one_line_and_nothing_is_written(tmp_path, monkeypatch):
+    from kernel.log import frame
+
+    p = small_log(tmp_path / "run.log", 2)
+    size = p.stat().st_size
+    with vlog.LogWriter.open(p) as w:
+        monkeypatch.setattr(frame, "MAX_PAYLOAD", 16)
+        with pytest.raises(LogError, match="^a tick's frame holds at most 16 bytes of payload, and "
+                                           "this one would hold"):
+            w.append(2, [ev.Begged(villager=1, x=0, y=0)] * 4)
+        monkeypatch.undo()
+        w.append(2, [])
+    assert vlog.verify(p).ticks == 3 and p.stat().st_size > size
