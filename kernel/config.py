@@ -379,6 +379,8 @@ def read_bytes(path: str | os.PathLike, *, what: str = "config file",
                error: type[Exception] = ConfigError, max_bytes: int = MAX_BYTES) -> bytes:
     """The bytes of a regular file, refusing a folder, a FIFO or a device without blocking on it."""
     p = Path(path)
+    if "\0" in str(p):
+        raise error(f"{str(p)!r} is not a path: it holds a NUL byte")
     try:
         # O_NONBLOCK: opening a FIFO with no writer must not wait for one.
         fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)

@@ -189,6 +189,7 @@ def _open_fd(path: str | os.PathLike, flags: int, doing: str) -> int:
     Opened with O_NONBLOCK, so a FIFO with no writer is refused at once
     instead of blocking the open or the first read forever.
     """
+    _a_path(path)
     try:
         fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
@@ -209,6 +210,11 @@ def _open_fd(path: str | os.PathLike, flags: int, doing: str) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def _a_path(path: str | os.PathLike) -> None:
+    if "\0" in os.fspath(path):
+        raise LogError(f"{os.fspath(path)!r} is not a path: it holds a NUL byte")
 
 
 def _open_read(path: str | os.PathLike):
@@ -444,6 +450,7 @@ class LogWriter:
     def create(cls, path: str | os.PathLike, *, config_digest: str, seed: int,
                commit_every: int = 0, ticks_per_day: int = 2000) -> LogWriter:
         """Create a new log with its header frame; refuse if the file exists."""
+        _a_path(path)
         path = Path(path)
         if type(seed) is not int:
             raise LogError(f"a world seed is an integer, not {seed!r}")
@@ -484,6 +491,7 @@ class LogWriter:
     @classmethod
     def open(cls, path: str | os.PathLike, *, commit_every: int = 0, ticks_per_day: int = 2000) -> LogWriter:
         """Open an existing log for append: check it whole, cut a torn tail, refuse damage."""
+        _a_path(path)
         path = Path(path)
         try:
             mode = os.stat(path).st_mode

@@ -48,6 +48,9 @@ def holds_a_log(path: str | os.PathLike) -> bool:
 def check_index_path(log_path: str | os.PathLike,
                      db_path: str | os.PathLike | None = None) -> Path:
     """The index path for `log_path` (`db_path`, else RUN.duckdb), or IndexPathError saying why not."""
+    for p in (log_path, db_path):
+        if p is not None and "\0" in os.fspath(p):
+            raise IndexPathError(f"{os.fspath(p)!r} is not a path: it holds a NUL byte")
     log = Path(log_path)
     db = Path(db_path) if db_path is not None else default_index(log)
     same = os.path.abspath(db) == os.path.abspath(log)

@@ -48,6 +48,8 @@ def _first_line(e: Exception) -> str:
 def connect(db_path: str | os.PathLike) -> duckdb.DuckDBPyConnection:
     """A read-only connection to the index at `db_path` that no statement can lead outside it."""
     db = Path(db_path)
+    if "\0" in str(db):
+        raise QueryError(f"{str(db)!r} is not a path: it holds a NUL byte")
     try:
         mode = os.stat(db).st_mode
     except FileNotFoundError:
