@@ -92,10 +92,9 @@ class _People:
         self.founders: dict[int, list[int]] = {}
         for i, p in enumerate(cfg.people):
             self.founders.setdefault(p.founded, []).append(i)
-        # Ids and founding ticks are schema-checked integers; a tuple of
-        # Python ints keeps any that int64 cannot hold.
-        self.id_array = np.array(self.ids, dtype=np.int64 if max(self.ids, default=0) < 2**63 else object)
-        self.founded_array = np.array(self.founded, dtype=np.int64 if max(self.founded, default=0) < 2**63 else object)
+        # The schema bounds ids and founding ticks well inside int64.
+        self.id_array = np.array(self.ids, dtype=np.int64)
+        self.founded_array = np.array(self.founded, dtype=np.int64)
 
 
 class _Seen:
@@ -383,6 +382,7 @@ class _Tick:
         self.grown2 = self.grown.reshape(cfg.height, cfg.width)
         self.sight = state.sight
         self.reach_limit = (cfg.reach + 1) ** 2
+        self.bite = max(1, self.pol.mouthful // 4)  # the least a cell must hold to be eaten from
         # Those each villager saw at the last tick, by position in the config
         # (the order `near` keeps); the only ones it may reach this tick.
         self.seen = _seen_of(state)
@@ -397,8 +397,10 @@ class _Tick:
                    self.food.item(i) + self.cfg.regrow * (self.tick - self.grown.item(i)))
 
     def remove_food(self, x: int, y: int, mg: int) -> None:
-        i = y * self.cfg.width + x
-        self.food[i] = self.food_here(x, y) - mg
+        self.set_food(y * self.cfg.width + x, self.food_here(x, y) - mg)
+
+    def set_food(self, i: int, mg: int) -> None:
+        self.food[i] = mg
         self.grown[i] = self.tick
 
     # -- who is near -------------------------------------------------------
@@ -447,10 +449,13 @@ class _Tick:
         """One mouthful from the cell, or from the hands if the cell is bare; False if neither."""
         pol = self.pol
         x, y = self.px[i] // 1000, self.py[i] // 1000
-        here = self.food_here(x, y)
-        if here >= max(1, pol.mouthful // 4):
+        # The hottest call of a hungry village: food_here and remove_food, inlined.
+        c = y * self.cfg.width + x
+        here = min(self.cfg.food_max,
+                   self.food.item(c) + self.cfg.regrow * (self.tick - self.grown.item(c)))
+        if here >= self.bite:
             mg = min(pol.mouthful, here)
-            self.remove_food(x, y, mg)
+            self.set_food(c, here - mg)
         elif self.hands[i] > 0:
             mg = pol.parcel
             self.hands[i] -= 1
