@@ -255,6 +255,20 @@ ROWS: list[Row] = [
     ("verifying a folder is a usage error", lambda w: Case(
         ["log", "verify", str(w.dir)], 2, r"Invalid value for 'PATH': .* is a directory")),
 
+    ("an index in a missing folder is one line", lambda w: Case(
+        ["index", str(w.log), "--out", str(w.dir / "no" / "x.duckdb")], 1,
+        r"cannot write the index .*x\.duckdb: the folder .*no does not exist$")),
+    ("a scenario run into a missing folder is one line", lambda w: Case(
+        ["run", "day-of-three", "--out", str(w.dir / "no" / "r.log")], 1,
+        r"cannot create .*r\.log: the folder .*no does not exist$")),
+    ("repairing a damaged log is refused and changes nothing", lambda w: (
+        p := w.file("bad.log", _flip(w.log.read_bytes(), 200)),
+        Case(["log", "repair", str(p)], 1, r".*bad\.log: frame \d+ at byte \d+: ", damaged={p}, lines=2))[-1]),
+    ("showing a file that is not a log is one line", lambda w: Case(
+        ["log", "show", str(w.file("notes.txt", "hello, not a log\n"))], 1, r".*not a village log")),
+    ("a query that does not parse is one line", lambda w: Case(
+        ["sql", str(w.log), "SELEKT 1"], 1, r"the query did not run: Parser Error", may_create={w.db})),
+
     # Configs.
     ("nan in sight cells is refused", lambda w: Case(
         _world_run(w, w.file("w.json", WORLD_TEXT.replace('"sight_cells": 3,', '"sight_cells": NaN,'))), 1,
@@ -370,6 +384,10 @@ ROWS: list[Row] = [
              r".*day-of-three\.json call \d+ \(.*\): an embed record's vectors have sha256 [0-9a-f]{64}, "
              r"but are labelled [0-9a-f]{64}"))[-1]),
 ]
+
+
+def _flip(data: bytes, at: int) -> bytes:
+    return data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:]
 
 
 def _fail(why: str) -> bool:
