@@ -54,7 +54,18 @@ def mutated(draw):
     return draw(spaces) + text + draw(spaces)
 
 
-answers = st.one_of(st.text(max_size=200), mutated(), json_values.map(json.dumps))
+@st.composite
+def nested(draw):
+    """A valid-looking answer with one value nested from 1 to 100,000 deep (the recursion's edge)."""
+    depth = draw(st.sampled_from([1, 2, 31, 32, 33, 64, 333, 500, 996, 2_000, 100_000]))
+    inner = draw(st.sampled_from(["[]", "1", '"x"', "{}"]))
+    open_, close = draw(st.sampled_from([("[", "]"), ('{"k": ', "}")]))
+    value = open_ * depth + inner + close * depth
+    key = draw(st.sampled_from(["drawn_from", "questions", "statement"]))
+    return '{"' + key + '": ' + value + "}"
+
+
+answers = st.one_of(st.text(max_size=200), mutated(), json_values.map(json.dumps), nested())
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
