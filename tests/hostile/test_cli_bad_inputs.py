@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from kernel import config as kconfig
 from kernel import log as vlog
 from kernel.cli import main
 from kernel.log import MAGIC
@@ -488,6 +489,8 @@ def test_every_bad_input_is_one_clear_line_and_loses_nothing(rule, build, small_
         finally:
             signal.alarm(0)
             signal.signal(signal.SIGALRM, old)
+            # `--home` holds for the rest of a process: this row's home must not be the next test's.
+            kconfig.set_home(None)
         monkeypatch.undo()
         kind, why = outcome(case, result, before, tmp_path)
         record(kind)
