@@ -17,9 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from kernel import engine
 from kernel import log as vlog
-from kernel.mind import run as mrun
-from kernel.mind import scenario as msc
+from kernel.engine import scenario as msc
 from kernel.oracle import exemplar, make
 
 SCENARIO = "day-of-twenty-four"
@@ -44,7 +44,7 @@ def run() -> list[str]:
         for i in range(3):
             oracle = make("replay", replay_from=sc.exemplars)
             t0 = time.perf_counter()
-            report = mrun.run(sc, oracle, d / f"r{i}.log")
+            report = engine.run(sc, oracle, d / f"r{i}.log")
             best = min(best, time.perf_counter() - t0)
         assert report.head_hex == sc.head_sha256, "the replay did not reach the committed digest"
         floor = float("inf")

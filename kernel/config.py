@@ -205,11 +205,31 @@ def _where(path) -> str:
     return out
 
 
+_ENUMS: dict[str, dict[tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def set_enum(schema: str, where: tuple[str, ...], values: tuple[str, ...]) -> None:
+    """Make the property at `where` (names of nested properties) of `schema` one of `values`.
+
+    A registry (the oracle backends) feeds the schema this way, so the names a
+    config may use are the ones registered, listed in one place.
+    """
+    _ENUMS.setdefault(schema, {})[tuple(where)] = tuple(values)
+
+
+def _with_enums(name: str, schema: dict) -> dict:
+    for where, values in _ENUMS.get(name, {}).items():
+        node = schema
+        for key in where:
+            node = node.setdefault("properties", {}).setdefault(key, {})
+        node["enum"] = list(values)
+    return schema
+
+
 def schema_for(name: str) -> dict:
-    # Schemas are the kernel's contract, not a project's: always the shipped ones.
-    p = shipped() / "configs" / "schema" / f"{name}.json"
+    p = config_file(f"schema/{name}.json")
     try:
-        return json.loads(p.read_text(encoding="utf-8"))
+        return _with_enums(name, json.loads(p.read_text(encoding="utf-8")))
     except FileNotFoundError:
         raise ConfigError(f"no schema for config {name!r}: expected configs/schema/{name}.json") from None
 

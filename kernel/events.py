@@ -7,8 +7,9 @@ are thousandths of a cell) and never a wall-clock value, so the same run
 is the same bytes on every machine. A kind not listed here is refused
 when read. It must not import the log, the world, an oracle or the store.
 
-Adding a kind: write a frozen dataclass with a `kind` class name below and
-add it to `KINDS`. Changing a kind's fields is a format change: bump
+Adding a kind: write a frozen dataclass with a `kind` class name and what it
+`concerns` below, add it to `KINDS`, and say in kernel.laws.perception what
+a villager perceives of it. Changing a kind's fields is a format change: bump
 `FORMAT` in kernel/log and give the old shape an upcaster.
 """
 
@@ -26,9 +27,17 @@ from kernel.errors import EventError
 
 
 class Event:
-    """Base of every event kind. Subclasses are frozen, slotted dataclasses."""
+    """Base of every event kind. Subclasses are frozen, slotted dataclasses.
+
+    Each kind says what it is about, beside its fields, so no table
+    elsewhere repeats it: `concerns` names the field holding the villager
+    the event concerns (who acted, or who saw) and the field holding the
+    other party, if any. What a villager perceives of it is perception's
+    (kernel.laws.perception.PERCEIVED, which names every kind).
+    """
 
     kind: ClassVar[str] = ""
+    concerns: ClassVar[tuple[str | None, str | None]] = (None, None)
 
 
 # --- the world --------------------------------------------------------------
@@ -39,6 +48,7 @@ class Founded(Event):
     """A villager begins its life at this tick, on cell (x, y)."""
 
     kind: ClassVar[str] = "founded"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
     villager: int
     name: str
     x: int
@@ -48,6 +58,7 @@ class Founded(Event):
 @dataclass(frozen=True, slots=True)
 class Walked(Event):
     kind: ClassVar[str] = "walked"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
     villager: int
     from_x: int
     from_y: int
@@ -64,6 +75,7 @@ class Ate(Event):
     """
 
     kind: ClassVar[str] = "ate"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
     villager: int
     x: int
     y: int
@@ -76,6 +88,7 @@ class Gathered(Event):
     """Parcels picked up from the food on cell (x, y) into the villager's hands."""
 
     kind: ClassVar[str] = "gathered"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
     villager: int
     x: int
     y: int
@@ -88,6 +101,7 @@ class Begged(Event):
     """A hungry villager with nothing to eat asked aloud for food, on cell (x, y)."""
 
     kind: ClassVar[str] = "begged"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
     villager: int
     x: int
     y: int
@@ -98,6 +112,7 @@ class Gave(Event):
     """Parcels handed from one villager's hands into another's."""
 
     kind: ClassVar[str] = "gave"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("giver", "receiver")
     giver: int
     receiver: int
     parcels: int
@@ -109,6 +124,7 @@ class Took(Event):
     """Parcels taken out of another villager's hands."""
 
     kind: ClassVar[str] = "took"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("taker", "owner")
     taker: int
     owner: int
     parcels: int
@@ -120,6 +136,7 @@ class CameIntoSight(Event):
     """`seen` came within `viewer`'s sight radius, `millicells` thousandths of a cell off."""
 
     kind: ClassVar[str] = "came_into_sight"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("viewer", "seen")
     viewer: int
     seen: int
     millicells: int
@@ -128,6 +145,7 @@ class CameIntoSight(Event):
 @dataclass(frozen=True, slots=True)
 class WentOutOfSight(Event):
     kind: ClassVar[str] = "went_out_of_sight"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("viewer", "seen")
     viewer: int
     seen: int
 
@@ -144,6 +162,7 @@ class Answered(Event):
     """
 
     kind: ClassVar[str] = "answered"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
     villager: int
     purpose: str          # "questions" or "statement"
     index: int            # 0 for the questions call; the question's number for a statement
@@ -160,6 +179,7 @@ class Refusal(Event):
     """An answer refused whole: by `shaped` (not the shape asked for), `cites` or `depth`."""
 
     kind: ClassVar[str] = "refusal"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
     villager: int
     purpose: str
     index: int
@@ -172,6 +192,7 @@ class Thought(Event):
     """An accepted statement, become a memory row of kind `thought`."""
 
     kind: ClassVar[str] = "thought"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
     id: int
     villager: int
     text: str

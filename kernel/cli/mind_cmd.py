@@ -13,14 +13,12 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from kernel import config
+from kernel import config, engine
+from kernel.cli import CONTEXT
+from kernel.engine import scenario as msc
 from kernel.errors import ReplayMismatch, VillageError
-from kernel.mind import run as mrun
-from kernel.mind import scenario as msc
 from kernel.mind.reflect import Round
-from kernel.oracle import make
-
-CONTEXT = {"help_option_names": ["-h", "--help"]}
+from kernel.oracle import backends, make
 
 
 def _round_lines(rnd: Round) -> list[str]:
@@ -51,41 +49,53 @@ def _bar(total: int, desc: str):
 
 @click.command("run", context_settings=CONTEXT)
 @click.argument("scenario")
-@click.option("--oracle", "backend", type=click.Choice(["replay", "ollama", "llamacpp"]),
-              default="replay", show_default=True, help="Who answers the model calls.")
+@click.option("--oracle", "backend", type=click.Choice(backends()),
+              default="replay", show_default=True,
+              help="Who answers the model calls. ollama reaches the server at $OLLAMA_HOST "
+                   "(default: the host in configs/models.json).")
 @click.option("--record", is_flag=True,
               help="Record every call into the scenario's exemplar file and its head hash "
                    "into its scenario.json (live backends only).")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
-              help="Where the run's log goes (default: a new file under runs/).")
+              help="Where the run's log goes (default: a new file under the home's runs/).")
 @click.option("--cap", type=click.IntRange(min=0), default=None,
               help="Run under this depth cap instead of the scenario's (0: no cap).")
 @click.option("--accept-digest", is_flag=True, help="Run a model whose digest is not the pinned one.")
 def run_cmd(scenario: str, backend: str, record: bool, out: str | None, cap: int | None,
             accept_digest: bool) -> None:
-    """Run SCENARIO (a folder in fixtures/) for its ticks, reflecting where villagers are due."""
-    try:
-        sc = msc.load(scenario)
-        if record and backend == "replay":
-            raise click.UsageError("--record needs a live oracle: --oracle llamacpp or ollama")
-        models = config.load(sc.raw["models"] if "models" in sc.raw else "models")
-        oracle = make(backend, models, replay_from=sc.exemplars if backend == "replay" else None,
+    """Run SCENARIO (a folder, or a name in the home's fixtures/) for its ticks.
+
+    Villagers reflect where they are due. Before tick 0 a live oracle is asked
+    for every model at its pinned digest, so a missing server or model stops
+    the run at once and writes no log.
+    """
+    sc = msc.load(scenario)
+    if record and backend == "replay":
+        raise click.UsageError("--record needs a live oracle: --oracle llamacpp or ollama")
+    if sc.world_only:
+        oracle = None
+    else:
+        if backend == "replay" and sc.exemplars is None:
+            raise VillageError(f"scenario {sc.name} has no recording to replay: run it with a "
+                               f"live --oracle")
+        if record and sc.exemplars is None:
+            raise VillageError(f"scenario {sc.name} names no exemplar file to record to")
+        oracle = make(backend, sc.models, replay_from=sc.exemplars if backend == "replay" else None,
                       record_to=sc.exemplars if record else None, accept_digest=accept_digest)
-        st = sc.settings if cap is None else sc.settings.with_cap(cap)
-        path = Path(out) if out else _new_run_path(sc.name)
-        click.echo(f"{sc.name}: {sc.ticks} ticks, {len(sc.world.people)} villagers, oracle {backend}"
-                   f"{' (recording)' if record else ''}, log {path}")
-        t0 = time.perf_counter()
-        with _bar(sc.ticks, sc.name) as bar:
-            report = mrun.run(sc, oracle, path, st=st, progress=bar.update,
-                              on_round=lambda r: [click.echo(x) for x in _round_lines(r)])
-        took = time.perf_counter() - t0
-    except VillageError as e:
-        raise click.ClickException(str(e)) from None
+    st = sc.settings if cap is None or sc.settings is None else sc.settings.with_cap(cap)
+    path = Path(out) if out else _new_run_path(sc.name)
+    click.echo(f"{sc.name}: {sc.ticks} ticks, {len(sc.world.people)} villagers, oracle "
+               f"{backend if oracle is not None else 'none (nobody reflects)'}"
+               f"{' (recording)' if record else ''}, log {path}")
+    t0 = time.perf_counter()
+    with _bar(sc.ticks, sc.name) as bar:
+        report = engine.run(sc, oracle, path, settings=st, progress=bar.update,
+                            on_round=lambda r: [click.echo(x) for x in _round_lines(r)])
+    took = time.perf_counter() - t0
     click.echo(f"  {report.ticks} ticks, {report.events} events, {report.thoughts} thoughts written "
                f"in {took:.1f}s")
     click.echo(f"  head {report.head_hex}")
-    if backend != "replay":
+    if oracle is not None and backend != "replay":
         for line in _cost_lines(oracle, sc.world.ticks_per_second):
             click.echo(line)
     if record:
@@ -104,7 +114,7 @@ def _shown(p: Path) -> str:
 
 
 def _new_run_path(name: str) -> Path:
-    d = config.home() / "runs"
+    d = (config.project_home() or Path.cwd()) / "runs"
     d.mkdir(exist_ok=True)
     stamp = 0
     while (p := d / f"{name}-{stamp}.log").exists():
@@ -113,31 +123,39 @@ def _new_run_path(name: str) -> Path:
 
 
 def replay_one(name: str, where: Path, echo=click.echo) -> bool:
-    """Replay one committed scenario into `where`; print its accounting; True when it matched."""
+    """Replay one scenario into `where`; print its accounting; True when it reached its head.
+
+    A scenario with a recording replays from it, with no model; a world-only
+    scenario (nobody reflects) is run, and its head compared the same way.
+    """
     sc = msc.load(name)
-    if sc.exemplars is None:
+    if not sc.world_only and sc.exemplars is None:
         raise VillageError(f"scenario {name} has no recording to replay")
-    oracle = make("replay", replay_from=sc.exemplars)
+    oracle = None if sc.world_only else make("replay", replay_from=sc.exemplars)
     path = where / f"{sc.name}.log"
     if path.exists():
         path.unlink()
     with _bar(sc.ticks, sc.name) as bar:
-        report = mrun.run(sc, oracle, path, progress=bar.update, keep_going=True)
-    before = sum(report.rows.values()) - report.thoughts
-    after = sum(report.rows.values())
+        report = engine.run(sc, oracle, path, progress=bar.update, keep_going=True)
     echo(f"{sc.name}: {sc.description}")
-    for rnd in report.rounds:
-        for line in _round_lines(rnd):
-            echo(line)
-    echo(f"  {oracle.read} calls read off the recording ({oracle.total} in it), "
-         f"{oracle.matched} requests rendered here that were the recorded bytes, "
-         f"{report.statements} statements checked, {report.thoughts} thoughts written: "
-         f"{before} rows before, {after} after")
+    if oracle is None:
+        echo(f"  the world alone: {report.ticks} ticks, {report.events} events, "
+             f"{sum(report.rows.values())} rows, no model")
+    else:
+        before = sum(report.rows.values()) - report.thoughts
+        after = sum(report.rows.values())
+        for rnd in report.rounds:
+            for line in _round_lines(rnd):
+                echo(line)
+        echo(f"  {oracle.read} calls read off the recording ({oracle.total} in it), "
+             f"{oracle.matched} requests rendered here that were the recorded bytes, "
+             f"{report.statements} statements checked, {report.thoughts} thoughts written: "
+             f"{before} rows before, {after} after")
     if report.stopped is not None:
         what = "replay" if isinstance(report.stopped, ReplayMismatch) else "run"
         echo(f"  DIFFERS: the {what} stopped at tick {report.ticks}: {report.stopped}")
         return False
-    if oracle.unread:
+    if oracle is not None and oracle.unread:
         echo(f"  DIFFERS: {oracle.unread} recorded calls were never asked for")
         return False
     if report.head_hex != sc.head_sha256:
@@ -152,23 +170,21 @@ def replay_one(name: str, where: Path, echo=click.echo) -> bool:
 @click.option("--keep", type=click.Path(file_okay=False), default=None,
               help="Keep the replayed logs in this folder (default: a temporary one).")
 def replay_cmd(scenarios: tuple[str, ...], keep: str | None) -> None:
-    """Replay committed scenarios (default: every one) and compare each head hash with its digest.
+    """Replay the home's scenarios (default: every one) and compare each head hash with its digest.
 
-    Exit non-zero at any difference, naming the first one.
+    A recorded scenario replays from its recording with no model; a world-only
+    one is run. Exit non-zero at any difference, naming the first one.
     """
-    try:
-        names = list(scenarios) or msc.committed()
-        if not names:
-            raise click.ClickException("no committed scenario has a recording to replay")
-        failed = []
-        with tempfile.TemporaryDirectory(prefix="village-replay-") as tmp:
-            where = Path(keep) if keep else Path(tmp)
-            where.mkdir(parents=True, exist_ok=True)
-            for name in names:
-                if not replay_one(name, where):
-                    failed.append(name)
-    except VillageError as e:
-        raise click.ClickException(str(e)) from None
+    names = list(scenarios) or msc.committed()
+    if not names:
+        raise click.ClickException(f"no scenario to replay in {msc.fixtures_dir()}")
+    failed = []
+    with tempfile.TemporaryDirectory(prefix="village-replay-") as tmp:
+        where = Path(keep) if keep else Path(tmp)
+        where.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            if not replay_one(name, where):
+                failed.append(name)
     if failed:
         click.echo(f"{len(failed)} of {len(names)} scenarios differ from their recording, "
                    f"first {failed[0]}", err=True)

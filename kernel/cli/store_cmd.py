@@ -8,15 +8,14 @@ from pathlib import Path
 import click
 
 from kernel.cli import CONTEXT
-from kernel.errors import VillageError
 
 _LOG = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 
 def _rules():
-    from kernel import world
+    from kernel.engine import scenario
 
-    return world.load_rules(), world.rules_digest()
+    return scenario.load_rules(), scenario.rules_digest()
 
 
 @click.command("index", context_settings=CONTEXT)
@@ -27,13 +26,10 @@ def index_cmd(log: Path, out: Path | None) -> None:
     """Rebuild LOG's DuckDB index (tables memory, events, villagers, meta) from the log alone."""
     from kernel import store
 
-    try:
-        rules, digest = _rules()
-        started = time.perf_counter()
-        res = store.build(log, out, rules=rules, rules_digest=digest)
-        took = time.perf_counter() - started
-    except VillageError as e:
-        raise click.ClickException(str(e)) from None
+    rules, digest = _rules()
+    started = time.perf_counter()
+    res = store.build(log, out, rules=rules, rules_digest=digest)
+    took = time.perf_counter() - started
     click.echo(f"indexed {log}: {res.ticks} ticks, {res.events} events, {res.memory_rows} memory rows, "
                f"{res.villagers} villagers, head {res.head_hex[:16]}")
     click.echo(f"wrote {res.db_path}, {res.bytes} bytes, in {took:.2f}s")
@@ -51,15 +47,12 @@ def sql_cmd(log: Path, query: str) -> None:
     """
     from kernel import store
 
-    try:
-        rules, digest = _rules()
-        db, state, built = store.ensure(log, rules=rules, rules_digest=digest)
-        if built is not None:
-            click.echo(f"index {state.status} ({state.reason}); rebuilt {db}: "
-                       f"{built.memory_rows} memory rows", err=True)
-        click.echo(store.table(store.query(db, query)))
-    except VillageError as e:
-        raise click.ClickException(str(e)) from None
+    rules, digest = _rules()
+    db, state, built = store.ensure(log, rules=rules, rules_digest=digest)
+    if built is not None:
+        click.echo(f"index {state.status} ({state.reason}); rebuilt {db}: "
+                   f"{built.memory_rows} memory rows", err=True)
+    click.echo(store.table(store.query(db, query)))
 
 
 COMMANDS = (index_cmd, sql_cmd)

@@ -1,4 +1,4 @@
-"""`village world run`: run the village into a new log. Thin: parse, call kernel.world, print."""
+"""`village world run`: run the village into a new log. Thin: parse, call the engine, print."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from pathlib import Path
 import click
 
 from kernel.cli import CONTEXT
-from kernel.errors import VillageError
 
 
 def _pace(ticks: int, per_second: int) -> str:
@@ -24,34 +23,33 @@ def world() -> None:
 
 @world.command("run", context_settings=CONTEXT)
 @click.option("--config", "config_path", default="world", show_default=True,
-              help="A world config: a name under configs/ or a path to a .json file.")
+              help="A world config: a name under the home's configs/ or a path to a .json file.")
 @click.option("--ticks", type=click.IntRange(min=1), default=None,
               help="How many ticks to run from tick 0 [default: one day, the config's ticks_per_day].")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The new log to write; it must not exist yet.")
 def run_cmd(config_path: str, ticks: int | None, out: Path) -> None:
-    """Run the world from tick 0 and append one frame per tick to a new log."""
+    """Run the world from tick 0 and append one frame per tick to a new log.
+
+    A world run is the engine with nobody reflecting: the same driver as `village run`.
+    """
     from tqdm import tqdm
 
-    from kernel import world as w
+    from kernel import engine
 
-    try:
-        cfg = w.load(config_path)
-        rules = w.load_rules()
-        n = ticks if ticks is not None else cfg.ticks_per_day
-        started = time.perf_counter()
-        with tqdm(total=n, unit="tick", file=sys.stderr, disable=None, leave=False,
-                  desc="world") as bar:
-            res = w.run(cfg, n, out, rules=rules, progress=bar.update)
-        took = time.perf_counter() - started
-    except VillageError as e:
-        raise click.ClickException(str(e)) from None
+    sc = engine.of_world(config_path, ticks=ticks)
+    started = time.perf_counter()
+    with tqdm(total=sc.ticks, unit="tick", file=sys.stderr, disable=None, leave=False,
+              desc="world") as bar:
+        res = engine.run(sc, None, out, progress=bar.update)
+    took = time.perf_counter() - started
+    cfg = sc.world
     click.echo(f"ran {res.ticks} ticks ({_pace(res.ticks, cfg.ticks_per_second)} of village time "
                f"at {cfg.ticks_per_second} ticks a second) in {took:.2f}s: {res.events} events")
-    width = max(len(name) for _, name, _ in res.rows)
+    width = max([len("villager")] + [len(p.name) for p in cfg.people])
     click.echo(f"  {'villager'.ljust(width)}    id   rows")
-    for vid, name, count in res.rows:
-        click.echo(f"  {name.ljust(width)}  {vid:4d}  {count:5d}")
+    for p in cfg.people:
+        click.echo(f"  {p.name.ljust(width)}  {p.id:4d}  {res.rows.get(p.id, 0):5d}")
     click.echo(f"wrote {res.path}, {res.bytes} bytes, head {res.head_hex}")
 
 

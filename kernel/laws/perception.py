@@ -227,45 +227,48 @@ class _Frame:
     # -- one event ----------------------------------------------------------
 
     def see(self, e: ev.Event) -> None:
-        if isinstance(e, ev.Ate):
-            self.ate(e)
-        elif isinstance(e, ev.Walked):
-            self.walked(e)
-        elif isinstance(e, ev.CameIntoSight):
-            self.set_sight(e.viewer, e.seen, True)
-            self.row(e.viewer, "saw", "sighting",
-                     f"{self.name(e.seen)} came into sight, {cells(e.millicells)} off", (e.seen,))
-        elif isinstance(e, ev.WentOutOfSight):
-            self.row(e.viewer, "saw", "parting", f"{self.name(e.seen)} went out of sight", (e.seen,))
-            self.set_sight(e.viewer, e.seen, False)
-        elif isinstance(e, ev.Gave):
-            a, b, n, mg = e.giver, e.receiver, e.parcels, e.milligrams
-            what = f"{_count(n, 'parcel', 'parcels')}, {grams(mg)}"
-            self.row(a, "did", "gift", f"handed {self.name(b)} {what}", (b,), mg)
-            told = f"{self.name(a)} handed {self.name(b)} {what}"
-            for w in [b, *self.witnesses(a, b)]:
-                self.row(w, "saw", "gift", told, (a, b), mg)
-        elif isinstance(e, ev.Took):
-            a, b, n, mg = e.taker, e.owner, e.parcels, e.milligrams
-            what = f"{_count(n, 'parcel', 'parcels')} out of {self.name(b)}'s hands, {grams(mg)}"
-            self.row(a, "did", "take", f"took {what}", (b,), mg)
-            for w in [b, *self.witnesses(a, b)]:
-                self.row(w, "saw", "take", f"{self.name(a)} took {what}", (a, b), mg)
-        elif isinstance(e, ev.Gathered):
-            self.row(e.villager, "did", "gather",
-                     f"gathered {_count(e.parcels, 'parcel', 'parcels')} on {e.x},{e.y}, "
-                     f"{grams(e.milligrams)}", (), e.milligrams)
-        elif isinstance(e, ev.Begged):
-            v = e.villager
-            self.row(v, "did", "plea", f"asked for food on {e.x},{e.y}", ())
-            for w in self.witnesses(v):
-                self.row(w, "heard", "plea", f"heard {self.name(v)} ask for food", (v,))
-        elif isinstance(e, ev.Founded):
-            self.names[e.villager] = e.name
-            self.row(e.villager, "did", "founding", f"came to live on {e.x},{e.y}", ())
-        elif isinstance(e, ev.Thought):
-            self.thought(e)
-        # answers and refusals are the mind's bookkeeping, not things a villager perceived
+        how = PERCEIVED[e.kind]
+        if how is not None:
+            getattr(self, how)(e)
+
+    def came_into_sight(self, e: ev.CameIntoSight) -> None:
+        self.set_sight(e.viewer, e.seen, True)
+        self.row(e.viewer, "saw", "sighting",
+                 f"{self.name(e.seen)} came into sight, {cells(e.millicells)} off", (e.seen,))
+
+    def went_out_of_sight(self, e: ev.WentOutOfSight) -> None:
+        self.row(e.viewer, "saw", "parting", f"{self.name(e.seen)} went out of sight", (e.seen,))
+        self.set_sight(e.viewer, e.seen, False)
+
+    def gave(self, e: ev.Gave) -> None:
+        a, b, n, mg = e.giver, e.receiver, e.parcels, e.milligrams
+        what = f"{_count(n, 'parcel', 'parcels')}, {grams(mg)}"
+        self.row(a, "did", "gift", f"handed {self.name(b)} {what}", (b,), mg)
+        told = f"{self.name(a)} handed {self.name(b)} {what}"
+        for w in [b, *self.witnesses(a, b)]:
+            self.row(w, "saw", "gift", told, (a, b), mg)
+
+    def took(self, e: ev.Took) -> None:
+        a, b, n, mg = e.taker, e.owner, e.parcels, e.milligrams
+        what = f"{_count(n, 'parcel', 'parcels')} out of {self.name(b)}'s hands, {grams(mg)}"
+        self.row(a, "did", "take", f"took {what}", (b,), mg)
+        for w in [b, *self.witnesses(a, b)]:
+            self.row(w, "saw", "take", f"{self.name(a)} took {what}", (a, b), mg)
+
+    def gathered(self, e: ev.Gathered) -> None:
+        self.row(e.villager, "did", "gather",
+                 f"gathered {_count(e.parcels, 'parcel', 'parcels')} on {e.x},{e.y}, "
+                 f"{grams(e.milligrams)}", (), e.milligrams)
+
+    def begged(self, e: ev.Begged) -> None:
+        v = e.villager
+        self.row(v, "did", "plea", f"asked for food on {e.x},{e.y}", ())
+        for w in self.witnesses(v):
+            self.row(w, "heard", "plea", f"heard {self.name(v)} ask for food", (v,))
+
+    def founded(self, e: ev.Founded) -> None:
+        self.names[e.villager] = e.name
+        self.row(e.villager, "did", "founding", f"came to live on {e.x},{e.y}", ())
 
     def set_sight(self, viewer: int, seen: int, on: bool) -> None:
         self.seers = None
@@ -304,6 +307,16 @@ class _Frame:
         )
 
 
+PERCEIVED: dict[str, str | None] = {
+    "founded": "founded", "walked": "walked", "ate": "ate", "gathered": "gathered",
+    "begged": "begged", "gave": "gave", "took": "took", "came_into_sight": "came_into_sight",
+    "went_out_of_sight": "went_out_of_sight", "thought": "thought",
+    # answers and refusals are the mind's bookkeeping, not things a villager perceived
+    "answered": None, "refusal": None,
+}
+"""What a villager perceives of each event kind: the method of the fold that turns it into rows."""
+
+
 def perceive(state: Perception, tick: int, events: Iterable[ev.Event]
              ) -> tuple[Perception, tuple[Memory, ...]]:
     """Fold one tick frame into perception: the state after it, and the rows it gave, in id order."""
@@ -317,17 +330,6 @@ def perceive(state: Perception, tick: int, events: Iterable[ev.Event]
     for e in events:
         f.see(e)
     return f.state_after(), tuple(f.rows)
-
-
-def perceive_all(rules: Importance, frames: Iterable[tuple[int, Iterable[ev.Event]]]
-                 ) -> tuple[Perception, list[Memory]]:
-    """Fold many (tick, events) frames from the start; the final state and every row in id order."""
-    state = start(rules)
-    rows: list[Memory] = []
-    for tick, events in frames:
-        state, got = perceive(state, tick, events)
-        rows.extend(got)
-    return state, rows
 
 
 def names_of(state: Perception) -> Mapping[int, str]:

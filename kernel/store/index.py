@@ -19,11 +19,11 @@ import duckdb
 import pyarrow as pa
 
 from kernel import events as ev
+from kernel.engine.projection import MemoryProjection, fold
 from kernel.errors import VillageError
 from kernel.laws.importance import Importance
 from kernel.laws.memory import Memory
-from kernel.laws.perception import perceive, start
-from kernel.log import read_ticks, verify
+from kernel.log import verify
 from kernel.store.paths import check_index_path
 
 INDEX_FORMAT = 1
@@ -37,16 +37,6 @@ MEMORY_DDL = """CREATE TABLE memory (
 EVENTS_DDL = """CREATE TABLE events (
     tick BIGINT NOT NULL, seq INTEGER NOT NULL, kind VARCHAR NOT NULL,
     villager INTEGER, other INTEGER, milligrams BIGINT, fields JSON NOT NULL)"""
-
-# For each kind: the field that names who acted (or saw), and who it was done to.
-_WHO = {
-    "founded": ("villager", None), "walked": ("villager", None), "ate": ("villager", None),
-    "gathered": ("villager", None), "begged": ("villager", None),
-    "gave": ("giver", "receiver"), "took": ("taker", "owner"),
-    "came_into_sight": ("viewer", "seen"), "went_out_of_sight": ("viewer", "seen"),
-    "answered": ("villager", None), "refusal": ("villager", None), "thought": ("villager", None),
-}
-
 
 class StoreError(VillageError):
     """The index could not be built or read."""
@@ -94,10 +84,18 @@ def memory_table(rows: Sequence[Memory]) -> pa.Table:
     })
 
 
-class _Events:
-    """The `events` table's columns, appended to as the log is read."""
+class IndexProjection:
+    """The `events` and `villagers` tables' columns, a projection of the log like any other.
+
+    The `memory` table is the memory projection's rows; this one keeps, for
+    every event, the villager it concerns and the other party, as each event
+    kind says (`Event.concerns`), and every villager's founding.
+    """
 
     def __init__(self) -> None:
+        self.start()
+
+    def start(self) -> None:
         self.tick: list[int] = []
         self.seq: list[int] = []
         self.kind: list[str] = []
@@ -105,12 +103,13 @@ class _Events:
         self.other: list[int | None] = []
         self.mg: list[int | None] = []
         self.fields: list[str] = []
+        self.names: dict[int, tuple[str, int, int, int]] = {}
 
-    def add(self, tick: int, events: Iterable[ev.Event]) -> None:
+    def apply(self, tick: int, events: Iterable[ev.Event]) -> None:
         for seq, e in enumerate(events):
             m = ev.to_map(e)
             kind = m.pop("kind")
-            who, other = _WHO.get(kind, (None, None))
+            who, other = type(e).concerns
             self.tick.append(tick)
             self.seq.append(seq)
             self.kind.append(kind)
@@ -119,6 +118,8 @@ class _Events:
             self.mg.append(m.get("milligrams"))
             self.fields.append(json.dumps(m, sort_keys=True, separators=(",", ":"),
                                           ensure_ascii=False))
+            if isinstance(e, ev.Founded):
+                self.names.setdefault(e.villager, (e.name, tick, e.x, e.y))
 
     def table(self) -> pa.Table:
         return pa.table({
@@ -126,6 +127,16 @@ class _Events:
             "kind": pa.array(self.kind, pa.string()), "villager": pa.array(self.who, pa.int32()),
             "other": pa.array(self.other, pa.int32()), "milligrams": pa.array(self.mg, pa.int64()),
             "fields": pa.array(self.fields, pa.string()),
+        })
+
+    def villagers(self) -> pa.Table:
+        ids = sorted(self.names)
+        return pa.table({
+            "id": pa.array(ids, pa.int32()),
+            "name": pa.array([self.names[i][0] for i in ids], pa.string()),
+            "founded": pa.array([self.names[i][1] for i in ids], pa.int64()),
+            "x": pa.array([self.names[i][2] for i in ids], pa.int32()),
+            "y": pa.array([self.names[i][3] for i in ids], pa.int32()),
         })
 
 
@@ -143,32 +154,13 @@ def build(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None,
     check_index_path(log_path, db_path)
     log_path = Path(log_path)
     db = Path(db_path) if db_path is not None else db_path_for(log_path)
-    state = start(rules)
-    rows: list[Memory] = []
-    evs = _Events()
-    names: dict[int, tuple[str, int, int, int]] = {}
-    head = None
-    ticks = 0
-    for t in read_ticks(log_path):
-        state, got = perceive(state, t.tick, t.events)
-        rows.extend(got)
-        evs.add(t.tick, t.events)
-        for e in t.events:
-            if isinstance(e, ev.Founded):
-                names.setdefault(e.villager, (e.name, t.tick, e.x, e.y))
-        head = t.chain.hex()
-        ticks += 1
-    if head is None:
-        head = verify(log_path).head_hex
-    mem = memory_table(rows)
-    events = evs.table()
-    people = pa.table({
-        "id": pa.array(sorted(names), pa.int32()),
-        "name": pa.array([names[i][0] for i in sorted(names)], pa.string()),
-        "founded": pa.array([names[i][1] for i in sorted(names)], pa.int64()),
-        "x": pa.array([names[i][2] for i in sorted(names)], pa.int32()),
-        "y": pa.array([names[i][3] for i in sorted(names)], pa.int32()),
-    })
+    mem = MemoryProjection(rules)
+    idx = IndexProjection()
+    done = fold(log_path, [mem, idx])
+    head, ticks, rows = done.head_hex, done.ticks, mem.rows
+    mem_table = memory_table(rows)
+    events = idx.table()
+    people = idx.villagers()
     meta = pa.table({
         "key": ["log_head", "rules_digest", "index_format", "log_file", "ticks"],
         "value": [head, rules_digest, str(INDEX_FORMAT), log_path.name, str(ticks)],
@@ -183,7 +175,7 @@ def build(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None,
             con.execute("CREATE TABLE villagers (id INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
                         "founded BIGINT NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL)")
             con.execute("CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)")
-            for name, tab in (("memory", mem), ("events", events), ("villagers", people),
+            for name, tab in (("memory", mem_table), ("events", events), ("villagers", people),
                               ("meta", meta)):
                 con.register("incoming", tab)
                 con.execute(f"INSERT INTO {name} SELECT * FROM incoming")
@@ -196,8 +188,8 @@ def build(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None,
         raise StoreError(f"could not build the index {db}: {str(e).splitlines()[0]}") from None
     finally:
         _remove(tmp)
-    return IndexResult(db_path=db, head_hex=head, memory_rows=len(rows), events=len(evs.tick),
-                       ticks=ticks, villagers=len(names), bytes=db.stat().st_size)
+    return IndexResult(db_path=db, head_hex=head, memory_rows=len(rows), events=len(idx.tick),
+                       ticks=ticks, villagers=len(idx.names), bytes=db.stat().st_size)
 
 
 def _meta(db: Path) -> dict[str, str] | None:

@@ -1,16 +1,13 @@
-"""The village world: its config, its pure `step`, running it into a log, and memory from a log.
+"""The village world: its config and its pure `step`.
 
-The package owns the world's state and policy (`step`), the edge that
-writes a run's log (`run`, `frames`, `create_log`) and the edge that
-rebuilds memory from a log (`memory_of`). The laws it calls (perception,
+The package owns the world's state and policy (`step`) and its typed
+config. Running it into a log is the engine's (kernel.engine), which steps
+it as the first phase of every tick; the laws it feeds (perception,
 importance) live in kernel/laws and never import this package.
 """
 
 from kernel.world.config import Person, Policy, WorldConfig, load
-from kernel.world.run import Frame, RunResult, create_log, frames, run
 from kernel.world.step import World, WorldError, distance, initial, step
-from kernel.world.stream import MemoryState, load_rules, memory_of, rules_digest
 
-__all__ = ["Frame", "MemoryState", "Person", "Policy", "RunResult", "World", "WorldConfig",
-           "WorldError", "create_log", "distance", "frames", "initial", "load", "load_rules",
-           "memory_of", "rules_digest", "run", "step"]
+__all__ = ["Person", "Policy", "World", "WorldConfig", "WorldError", "distance", "initial",
+           "load", "step"]

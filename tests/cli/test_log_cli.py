@@ -50,15 +50,20 @@ def test_verify_exits_1_naming_the_frame_and_offset_of_damage(tmp_path):
     assert "damaged at frame 3, byte" in res.output
 
 
-def test_verify_reports_a_torn_tail_and_repair_cuts_it(tmp_path):
+def test_verify_reports_a_torn_tail_and_changes_nothing_and_repair_cuts_it(tmp_path):
     p = tmp_path / "run.log"
     _log(p)
     with open(p, "ab") as f:
         f.write(b"\x05\x00")
+    before = p.read_bytes()
     res = CliRunner().invoke(main, ["log", "verify", str(p)])
     assert res.exit_code == 1 and "torn tail of 2 bytes" in res.output
-    res = CliRunner().invoke(main, ["log", "verify", "--repair", str(p)])
+    assert p.read_bytes() == before, "verify reads and never changes a file"
+    res = CliRunner().invoke(main, ["log", "repair", str(p)])
     assert res.exit_code == 0 and "cut back" in res.output
+    assert p.read_bytes() == before[:-2]
+    res = CliRunner().invoke(main, ["log", "verify", "--repair", str(p)])
+    assert res.exit_code == 2, "verify has no --repair: repair is its own command"
 
 
 def test_show_prints_one_readable_event_per_line_from_a_tick(tmp_path):

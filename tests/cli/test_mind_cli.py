@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from click.testing import CliRunner
 
 from kernel import log as vlog
 from kernel.cli import main
-from kernel.mind import scenario as msc
+from kernel.engine import scenario as msc
 
 
 def invoke(*args):
@@ -43,15 +45,18 @@ def test_an_unknown_scenario_is_one_line_naming_the_committed_ones():
     assert "day-of-three" in res.output
 
 
-def test_a_live_run_without_an_ollama_server_says_what_to_run(tmp_path, monkeypatch):
+def test_a_live_run_without_an_ollama_server_fails_before_tick_0_and_writes_no_log(tmp_path,
+                                                                                  monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+    started = time.monotonic()
     res = invoke("run", "day-of-three", "--oracle", "ollama", "--out", str(tmp_path / "r.log"))
+    took = time.monotonic() - started
     assert res.exit_code == 1
     err = [x for x in res.output.splitlines() if x.startswith("Error:")]
     assert len(err) == 1 and "no Ollama server at http://127.0.0.1:9" in err[0] and "ollama serve" in err[0]
-    # The log holds every tick before the first round, whole, and nothing of the round.
-    s = vlog.verify(tmp_path / "r.log")
-    assert s.last_tick == 1998 and not s.tail.torn
+    # The pre-flight asked before tick 0: no world was simulated and no log was made.
+    assert not (tmp_path / "r.log").exists()
+    assert took < 10, f"the pre-flight took {took:.1f}s"
 
 
 def test_settings_prints_every_number_and_both_templates_with_size_and_sha256():

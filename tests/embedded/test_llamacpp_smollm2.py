@@ -20,7 +20,6 @@ from kernel.errors import OracleError, Refused
 from kernel.oracle import Ask, RecordingOracle, ReplayOracle, make
 from kernel.seam import DRAWN_SCHEMA, asked_schema, render, shaped
 
-pytest.importorskip("llama_cpp")
 pytestmark = pytest.mark.embedded
 
 HALLA = [

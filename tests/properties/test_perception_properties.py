@@ -9,14 +9,22 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kernel import config as configs
+from kernel import engine, world
 from kernel import events as ev
-from kernel import world
 from kernel.laws.importance import Importance
-from kernel.laws.perception import perceive, perceive_all, start
+from kernel.laws.perception import perceive, start
 from kernel.world.config import from_value
 
 NAMES = ("Halla", "Ander", "Mose", "Ilse", "Bram", "Sif")
-RULES = world.load_rules()
+RULES = engine.load_rules()
+
+
+def _fold(rules, frames):
+    """Every row of these frames, through the engine's memory projection."""
+    mem = engine.MemoryProjection(rules)
+    for tick, events in frames:
+        mem.apply(tick, events)
+    return mem.rows
 SLOW = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -44,8 +52,8 @@ def worlds(draw) -> world.WorldConfig:
 
 
 def day(cfg: world.WorldConfig, ticks: int, rules: Importance = RULES):
-    frames = list(world.frames(cfg, ticks))
-    _, rows = perceive_all(rules, ((f.tick, f.events) for f in frames))
+    frames = list(engine.world_frames(cfg, ticks))
+    rows = _fold(rules, ((f.tick, f.events) for f in frames))
     return frames, rows
 
 
@@ -109,7 +117,7 @@ def test_every_row_is_about_villagers_that_exist(cfg):
 def test_perception_never_gives_a_row_about_someone_out_of_sight(cfg):
     # Sight is checked against the world's own geometry, not perception's
     # bookkeeping: the other must be within the radius before or after the tick.
-    frames = list(world.frames(cfg, 300))
+    frames = list(engine.world_frames(cfg, 300))
     before = world.initial(cfg)
     state = start(RULES)
     for fr in frames:
@@ -138,7 +146,7 @@ def test_ids_are_dense_and_in_log_order(cfg):
 @given(worlds(), st.integers(1, 299))
 def test_rows_up_to_a_tick_depend_only_on_frames_up_to_it(cfg, cut):
     frames, rows = day(cfg, 300)
-    _, early = perceive_all(RULES, ((f.tick, f.events) for f in frames if f.tick <= cut))
+    early = _fold(RULES, ((f.tick, f.events) for f in frames if f.tick <= cut))
     assert early == [m for m in rows if m.tick <= cut]
 
 
@@ -148,8 +156,8 @@ def test_memory_rebuilt_from_the_log_is_the_memory_perceived_while_running(cfg):
     frames, rows = day(cfg, 200)
     with tempfile.TemporaryDirectory() as d:
         log = Path(d, "run.log")
-        world.run(cfg, 200, log)
-        assert list(world.memory_of(log, rules=RULES).rows) == rows
+        engine.run_world(cfg, 200, log)
+        assert list(engine.memory_of(log, rules=RULES).rows) == rows
 
 
 @settings(max_examples=30, deadline=None)

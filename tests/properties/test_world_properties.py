@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kernel import config as configs
+from kernel import engine, world
 from kernel import events as ev
-from kernel import world
 from kernel.world.config import from_value
 
 NAMES = ("Halla", "Ander", "Mose", "Ilse", "Bram", "Sif")
@@ -54,8 +54,8 @@ def test_rerunning_a_config_writes_the_same_bytes(value, ticks):
     cfg = make(value)
     with tempfile.TemporaryDirectory() as d:
         a, b = Path(d, "a.log"), Path(d, "b.log")
-        ra = world.run(cfg, ticks, a)
-        rb = world.run(make(value), ticks, b)
+        ra = engine.run_world(cfg, ticks, a)
+        rb = engine.run_world(make(value), ticks, b)
         assert a.read_bytes() == b.read_bytes()
         assert ra.head_hex == rb.head_hex
 
@@ -77,7 +77,7 @@ def test_step_is_a_function_of_the_state_and_the_tick_alone(value, at):
 def test_food_and_hands_stay_within_bounds_and_parcels_are_conserved(value, ticks):
     cfg = make(value)
     w = world.initial(cfg)
-    for fr in world.frames(cfg, ticks):
+    for fr in engine.world_frames(cfg, ticks):
         before = {v.id: v.hands for v in w.villagers}
         moved = {v.id: 0 for v in w.villagers}
         for e in fr.events:
@@ -106,7 +106,7 @@ def test_food_and_hands_stay_within_bounds_and_parcels_are_conserved(value, tick
 @given(world_values(), st.integers(40, 200))
 def test_each_villager_is_founded_once_at_its_founding_tick(value, ticks):
     cfg = make(value)
-    founded = [(fr.tick, e.villager) for fr in world.frames(cfg, ticks)
+    founded = [(fr.tick, e.villager) for fr in engine.world_frames(cfg, ticks)
                for e in fr.events if isinstance(e, ev.Founded)]
     want = sorted((p.founded, p.id) for p in cfg.people if p.founded < ticks)
     assert sorted(founded) == want

@@ -7,9 +7,8 @@ import shutil
 
 import pytest
 
-from kernel import config
-from kernel.mind import run as mrun
-from kernel.mind import scenario as msc
+from kernel import config, engine
+from kernel.engine import scenario as msc
 from kernel.oracle import make
 
 pytestmark = pytest.mark.embedded
@@ -32,11 +31,11 @@ def _small_scenario(tmp_path):
 def test_a_recorded_run_replays_to_the_same_head_hash(tmp_path):
     sc = msc.load(_small_scenario(tmp_path))
     live = make("llamacpp", record_to=sc.exemplars)
-    recorded = mrun.run(sc, live, tmp_path / "live.log")
+    recorded = engine.run(sc, live, tmp_path / "live.log")
     live.save()
     assert recorded.statements + sum(1 for r in recorded.rounds for x in r.reflections if x.refused) > 0
     replay = make("replay", replay_from=sc.exemplars)
-    again = mrun.run(sc, replay, tmp_path / "replay.log")
+    again = engine.run(sc, replay, tmp_path / "replay.log")
     assert again.head_hex == recorded.head_hex
     assert (tmp_path / "live.log").read_bytes() == (tmp_path / "replay.log").read_bytes()
     assert replay.unread == 0 and replay.matched == live.calls + sum(

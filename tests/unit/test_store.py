@@ -5,19 +5,19 @@ from __future__ import annotations
 import duckdb
 import pytest
 
+from kernel import engine, store
 from kernel import events as ev
 from kernel import log as vlog
-from kernel import store, world
 from kernel.laws.memory import Memory
 from kernel.store.query import QueryError
 
-RULES = world.load_rules()
-DIGEST = world.rules_digest()
+RULES = engine.load_rules()
+DIGEST = engine.rules_digest()
 
 
 def test_the_index_holds_the_memory_the_log_folds_to(log):
     res = store.build(log, rules=RULES, rules_digest=DIGEST)
-    mem = world.memory_of(log, rules=RULES)
+    mem = engine.memory_of(log, rules=RULES)
     assert res.db_path == log.with_suffix(".duckdb") and res.memory_rows == len(mem.rows)
     got = store.query(res.db_path, "SELECT id, villager, tick, kind, event, text, weight, about, "
                                    "drawn_from FROM memory ORDER BY id")

@@ -10,9 +10,9 @@ import pytest
 
 import kernel.world
 from kernel import config as configs
+from kernel import engine, world
 from kernel import events as ev
 from kernel import log as vlog
-from kernel import world
 from kernel.errors import ConfigError, LogError
 
 SHIPPED = configs.thaw(configs.load("world").value)
@@ -92,7 +92,7 @@ def test_the_food_layout_comes_from_the_seed():
 
 def test_a_run_writes_a_frame_for_every_tick_and_the_config_in_the_header(tmp_path):
     cfg = world.load()
-    res = world.run(cfg, 120, tmp_path / "r.log")
+    res = engine.run_world(cfg, 120, tmp_path / "r.log")
     s = vlog.verify(tmp_path / "r.log")
     assert s.ticks == 120 and s.first_tick == 0 and s.last_tick == 119
     assert s.header.config_digest == cfg.digest and s.header.seed == cfg.seed
@@ -102,16 +102,16 @@ def test_a_run_writes_a_frame_for_every_tick_and_the_config_in_the_header(tmp_pa
 def test_a_run_refuses_to_write_over_a_log_that_exists(tmp_path):
     (tmp_path / "r.log").write_bytes(b"x")
     with pytest.raises(LogError, match="already exists"):
-        world.run(world.load(), 5, tmp_path / "r.log")
+        engine.run_world(world.load(), 5, tmp_path / "r.log")
 
 
-def test_a_driver_can_add_its_own_events_to_a_tick_before_it_is_appended(tmp_path):
-    cfg = world.load()
-    with world.create_log(cfg, tmp_path / "r.log") as log:
-        for fr in world.frames(cfg, 10):
-            extra = [ev.Refusal(villager=1, purpose="questions", index=0, check="shaped",
-                                reason="a test")] if fr.tick == 9 else []
-            log.append(fr.tick, fr.events + tuple(extra))
+def test_a_phase_can_add_its_own_events_to_a_tick_before_it_is_appended(tmp_path):
+    def late(en, ts, so_far):
+        return [ev.Refusal(villager=1, purpose="questions", index=0, check="shaped",
+                           reason="a test")] if ts.tick == 9 else []
+
+    sc = engine.of_world(world.load(), ticks=10)
+    engine.run(sc, None, tmp_path / "r.log", phases=(*engine.PHASES, ("late", late)))
     last = list(vlog.read_ticks(tmp_path / "r.log"))[-1]
     assert last.tick == 9 and isinstance(last.events[-1], ev.Refusal)
 

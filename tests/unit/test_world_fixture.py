@@ -7,7 +7,7 @@ import json
 import pytest
 
 from kernel import config as configs
-from kernel import world
+from kernel import engine, world
 from kernel.errors import ConfigError
 from kernel.laws.reflection import due
 
@@ -47,7 +47,7 @@ def test_everyone_in_the_day_is_due_to_reflect_at_its_last_tick():
 def test_a_fresh_run_of_the_day_gives_the_committed_head_hash(tmp_path):
     scenario = configs.load(DAY / "scenario.json")
     cfg = world.load(DAY / "world.json")
-    res = world.run(cfg, scenario["ticks"], tmp_path / "day.log")
+    res = engine.run_world(cfg, scenario["ticks"], tmp_path / "day.log")
     assert res.head_hex == scenario["head_sha256"], (
         f"the day's log has head {res.head_hex}, and fixtures/village-day/scenario.json "
         f"commits {scenario['head_sha256']}")

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from kernel import config as configs
+from kernel import engine, world
 from kernel import events as ev
-from kernel import world
 from kernel.errors import ConfigError
 from kernel.laws.importance import Importance, thought_weight
 from kernel.laws.perception import (
@@ -21,7 +21,7 @@ from kernel.laws.perception import (
     thought_weight_for,
 )
 
-RULES = world.load_rules()
+RULES = engine.load_rules()
 HALLA, ANDER, MOSE = 1, 2, 3
 
 
@@ -175,14 +175,14 @@ def test_an_importance_table_missing_a_row_is_refused_by_its_schema(tmp_path):
     p = tmp_path / "importance.json"
     p.write_text(json.dumps(value))
     with pytest.raises(ConfigError, match=r"\$\.base\.did: 'meal' is a required property"):
-        world.load_rules(p)
+        engine.load_rules(p)
 
 
 def test_a_day_gives_each_villager_between_20_and_60_rows():
     cfg = world.load()
     state = start(RULES)
     counts = {p.id: 0 for p in cfg.people}
-    for fr in world.frames(cfg, cfg.ticks_per_day):
+    for fr in engine.world_frames(cfg, cfg.ticks_per_day):
         state, rows = perceive(state, fr.tick, fr.events)
         for m in rows:
             counts[m.villager] += 1

@@ -1,0 +1,29 @@
+"""`village init DIR`: a new project folder, with the shipped configs and one small scenario."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kernel.cli import CONTEXT
+
+
+@click.command("init", context_settings=CONTEXT)
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+def init_cmd(folder: Path) -> None:
+    """Write a new project into FOLDER: village.toml, configs/, one small scenario, a README.
+
+    The folder must be new or empty. Commands run inside it use its files,
+    found from the working folder upward; change a config there and runs use it.
+    """
+    from kernel import project
+
+    made = project.init(folder)
+    for p in made.files:
+        click.echo(f"  wrote {p}")
+    click.echo(f"a new project in {made.folder}: run `village replay` or "
+               f"`village world run --out day.log` there")
+
+
+COMMANDS = (init_cmd,)

@@ -1,0 +1,243 @@
+"""The engine: one driver that runs a scenario tick by tick through ordered phases.
+
+Each tick runs the phases in order (world step, perceive, reflect, night).
+A phase is a function of the engine's state and the tick's events so far
+that returns the events it adds. The driver appends the tick's events as
+one frame, then applies the frame to every projection, so the state a later
+tick reads is the log's fold and nothing else. A world run is the same
+driver with nobody due in the reflect phase.
+
+Everything a run reads is checked before its log is created (the scenario
+resolves its files when loaded; a live oracle is asked for every model's
+digest here, before tick 0). An error in any phase stops the run before
+its tick is appended, so the log ends at the last whole tick; a run that
+fails before its first tick leaves no file at all.
+
+This module owns the order of a tick and the loop; the rules belong to
+kernel.laws, the world's step to kernel.world, a reflection round to
+kernel.mind, and the state to the projections.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kernel import events as ev
+from kernel import laws
+from kernel.engine.projection import MemoryProjection, Projection, VectorsProjection
+from kernel.engine.scenario import Scenario
+from kernel.errors import VillageError
+from kernel.laws.memory import Memory
+from kernel.log import LogWriter
+from kernel.mind.reflect import Due, Round, reflect_round
+from kernel.mind.settings import Settings
+from kernel.world.step import World, initial, step
+
+
+@dataclass
+class TickState:
+    """What the phases of one tick hand on to each other, besides its events."""
+
+    tick: int
+    seen: tuple[Memory, ...] = ()       # the rows the world's events give, before the mind's
+    round: Round | None = None
+
+
+Phase = Callable[["Engine", TickState, Sequence[ev.Event]], Sequence[ev.Event]]
+
+
+def world_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
+    """The world steps: every villager acts by the seeded policy."""
+    en.world, events = step(en.world, ts.tick)
+    return events
+
+
+def perceive_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
+    """What the villagers perceive of the world's events, seen before anyone reflects on them."""
+    if en.due(ts.tick):
+        ts.seen = en.memory.preview(ts.tick, so_far)
+    return ()
+
+
+def reflect_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
+    """One reflection round for every villager due at this tick; nobody due, no events."""
+    due = en.due(ts.tick)
+    if not due:
+        return ()
+    streams = {v: tuple(rows) for v, rows in en.memory.streams.items()}
+    for m in ts.seen:
+        streams[m.villager] = streams.get(m.villager, ()) + (m,)
+    ts.round = reflect_round(ts.tick, due, streams, en.vectors.by_id, en.oracle, en.settings,
+                             next_id=en.memory.next_id + len(ts.seen))
+    return ts.round.events
+
+
+def night_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
+    """The night at a day's last tick, after its reflections. Nothing happens in it yet."""
+    return ()
+
+
+PHASES: tuple[tuple[str, Phase], ...] = (
+    ("world", world_phase), ("perceive", perceive_phase), ("reflect", reflect_phase),
+    ("night", night_phase),
+)
+
+
+class Engine:
+    """A scenario's state between ticks: the world, the projections, and who answers the mind."""
+
+    def __init__(self, sc: Scenario, oracle=None, *, settings: Settings | None = None,
+                 projections: Sequence[Projection] = (),
+                 phases: Sequence[tuple[str, Phase]] = PHASES):
+        self.scenario = sc
+        self.settings = settings or sc.settings
+        self.oracle = oracle
+        if sc.reflecting and (self.settings is None or oracle is None):
+            raise VillageError(f"scenario {sc.name} has villagers who reflect, and a reflection "
+                               f"needs thought settings and an oracle to answer it")
+        self.world: World = initial(sc.world)
+        self.memory = MemoryProjection(sc.rules)
+        self.vectors = VectorsProjection().follow(self.memory)
+        self.projections: list[Projection] = [self.memory, self.vectors, *projections]
+        names = set(sc.reflecting)
+        self._reflecting = tuple(p for p in sc.world.people if p.name in names)
+        self.phases = tuple(phases)
+
+    def due(self, tick: int) -> list[Due]:
+        if not self._reflecting:
+            return []
+        every = self.settings.every
+        return [Due(p.id, p.name) for p in self._reflecting
+                if p.founded <= tick and laws.due(p.founded, tick, every)]
+
+    def preflight(self) -> None:
+        """Before tick 0: every model the run will ask for is there, at its pinned digest."""
+        if self._reflecting and self.oracle is not None:
+            for model in (self.settings.generate_model, self.settings.embed_model):
+                self.oracle.digest(model)
+
+    def tick(self, tick: int) -> tuple[tuple[ev.Event, ...], TickState]:
+        """Run one tick's phases; the events to append, and what the phases handed on."""
+        ts = TickState(tick)
+        events: list[ev.Event] = []
+        for _, phase in self.phases:
+            events.extend(phase(self, ts, tuple(events)))
+        return tuple(events), ts
+
+    def apply(self, tick: int, events: Sequence[ev.Event], ts: TickState) -> None:
+        """Fold an appended frame into every projection."""
+        if ts.round is not None:
+            self.vectors.add(ts.round.vectors)
+        for p in self.projections:
+            p.apply(tick, events)
+
+
+@dataclass
+class RunReport:
+    scenario: str
+    path: Path
+    ticks: int = 0
+    events: int = 0
+    rounds: list[Round] = field(default_factory=list)
+    rows: dict[int, int] = field(default_factory=dict)   # villager -> rows at the end
+    head_hex: str = ""
+    bytes: int = 0
+    stopped: BaseException | None = None                  # the error that stopped the run, if any
+
+    @property
+    def thoughts(self) -> int:
+        return sum(len(r.thoughts) for r in self.rounds)
+
+    @property
+    def statements(self) -> int:
+        return sum(len(x.statements) for r in self.rounds for x in r.reflections)
+
+
+def run(sc: Scenario, oracle, out: str | os.PathLike, *, settings: Settings | None = None,
+        ticks: int | None = None, progress: Callable[[int], None] | None = None,
+        on_round: Callable[[Round], None] | None = None, keep_going: bool = False,
+        projections: Sequence[Projection] = (), phases: Sequence[tuple[str, Phase]] = PHASES,
+        commit_every: int = 0) -> RunReport:
+    """Run `sc` into a new log at `out`, with `oracle` answering every model call.
+
+    With `keep_going`, an error in a phase ends the run quietly (the log holds
+    every tick before the failing one) and is kept in the report; without,
+    it is raised. `projections` are folded alongside the engine's own;
+    `phases` replaces the tick's phases (PHASES, in order).
+    """
+    n = sc.ticks if ticks is None else ticks
+    if type(n) is not int or n < 0:
+        raise VillageError(f"a run is a whole number of ticks >= 0, not ticks={n!r}")
+    en = Engine(sc, oracle, settings=settings, projections=projections, phases=phases)
+    en.preflight()
+    report = RunReport(scenario=sc.name, path=Path(out))
+    log = LogWriter.create(out, config_digest=sc.header_digest, seed=sc.world.seed,
+                           ticks_per_day=sc.world.ticks_per_day, commit_every=commit_every)
+    try:
+        for t in range(n):
+            try:
+                events, ts = en.tick(t)
+            except Exception as e:
+                if not keep_going:
+                    raise
+                report.stopped = e
+                break
+            log.append(t, events)
+            en.apply(t, events, ts)
+            report.ticks += 1
+            report.events += len(events)
+            if ts.round is not None:
+                report.rounds.append(ts.round)
+                if on_round is not None:
+                    on_round(ts.round)
+            if progress is not None:
+                progress(1)
+        report.head_hex = log.head.hex()
+    except BaseException:
+        log.close()
+        if report.ticks == 0:
+            _remove(Path(out))
+        raise
+    log.close()
+    if report.ticks == 0 and n > 0:
+        _remove(Path(out))
+    else:
+        report.bytes = Path(out).stat().st_size
+    report.rows = {p.id: 0 for p in sc.world.people} | en.memory.counts()
+    return report
+
+
+def _remove(p: Path) -> None:
+    try:
+        p.unlink()
+    except FileNotFoundError:
+        pass
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One tick of the world alone: its events, and the world after it."""
+
+    tick: int
+    events: tuple[ev.Event, ...]
+    world: World
+
+
+def world_frames(world_config, ticks: int):
+    """The world's ticks as frames from tick 0, stepped and nothing else: nothing logged or folded."""
+    if type(ticks) is not int or ticks < 0:
+        raise VillageError(f"a run is a whole number of ticks >= 0, not ticks={ticks!r}")
+    w = initial(world_config)
+    for t in range(ticks):
+        w, events = step(w, t)
+        yield Frame(tick=t, events=events, world=w)
+
+
+def run_world(world_config, ticks: int, out: str | os.PathLike, *,
+              progress: Callable[[int], None] | None = None) -> RunReport:
+    """A world run: the engine with nobody reflecting, from a world config (a path or its value)."""
+    from kernel.engine.scenario import of_world
+    return run(of_world(world_config, ticks=ticks), None, out, progress=progress)
