@@ -34,6 +34,7 @@ Choices, and why:
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import importlib.util
 import threading
@@ -101,6 +102,35 @@ def _llama_cpp() -> Any:
         raise OracleError("the embedded backend needs llama-cpp-python: run "
                           "`pip install llama-cpp-python` (or `make setup`)") from None
     return llama_cpp
+
+
+@contextlib.contextmanager
+def _no_repacking(llama_cpp: Any):
+    """Load with llama.cpp's extra weight buffers off (`use_extra_bufts = false`).
+
+    On processors with AMX, llama.cpp repacks the weights into AMX tiles at
+    load, and with the SmolLM2 GGUF the first decode after that crashes the
+    process (ggml-org/llama.cpp issue 20824). Plain CPU buffers compute the
+    same model; `Llama()` takes no argument for the setting, so the default
+    model parameters it reads are given with it turned off, for this load only.
+    """
+    low = getattr(llama_cpp, "llama_cpp", None)
+    default = getattr(low, "llama_model_default_params", None)
+    if default is None:
+        yield
+        return
+
+    def params():
+        p = default()
+        if hasattr(p, "use_extra_bufts"):
+            p.use_extra_bufts = False
+        return p
+
+    low.llama_model_default_params = params
+    try:
+        yield
+    finally:
+        low.llama_model_default_params = default
 
 
 def json_grammar(schema: bytes) -> Any:
@@ -174,7 +204,8 @@ class LlamaCppOracle(Oracle):
                 kw.update(embedding=True, pooling_type=llama_cpp.LLAMA_POOLING_TYPE_MEAN,
                           n_batch=n_ctx, n_ubatch=n_ctx)
             try:
-                llm = llama_cpp.Llama(**kw)
+                with _no_repacking(llama_cpp):
+                    llm = llama_cpp.Llama(**kw)
             except (ValueError, RuntimeError) as e:
                 raise OracleError(f"llama.cpp could not load {self.path.name}: {e}") from None
             _LOADED[key] = llm
