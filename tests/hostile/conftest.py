@@ -60,8 +60,8 @@ class FakeOllama:
         self.text = text
         self.generated = 0
         fake = self
-        tags = {"models": [{"name": self.NAME, "model": self.NAME, "size": 1,
-                            **({"digest": digest} if digest else {})}]}
+        tags = {"models": [{"name": n, "model": n, "size": 1, **({"digest": digest} if digest else {})}
+                           for n in self.names()]}
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -96,6 +96,14 @@ class FakeOllama:
         self.host = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02},
                          daemon=True).start()
+
+    @classmethod
+    def names(cls) -> list[str]:
+        """Every Ollama name the models config in use maps a model to: the server has them all."""
+        from kernel import config
+
+        o = config.load("models")["ollama"]["models"]
+        return sorted({cls.NAME, *(m["name"] for m in o.values())})
 
     def close(self) -> None:
         self.server.shutdown()
