@@ -29,7 +29,6 @@ import jsonschema.validators
 
 from kernel.errors import ConfigError
 
-
 # -- where a project's files are ----------------------------------------------
 #
 # A project home is a folder holding a `village.toml` or a `configs/world.json`.

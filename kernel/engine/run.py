@@ -197,7 +197,10 @@ def run(sc: Scenario, oracle, out: str | os.PathLike, *, settings: Settings | No
                 progress(1)
         report.head_hex = log.head.hex()
     except BaseException:
-        log.close()
+        try:
+            log.close()
+        except OSError:
+            pass            # the error that stopped the run is the one to report
         if report.ticks == 0:
             _remove(Path(out))
         raise
