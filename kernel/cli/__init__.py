@@ -63,9 +63,18 @@ def main(ctx: click.Context) -> None:
 
 
 def _register() -> None:
-    from kernel.cli import embed_cmd, init_cmd, log_cmd, mind_cmd, reflect_cmd, store_cmd, world_cmd
+    from kernel.cli import (
+        diff_cmd,
+        embed_cmd,
+        init_cmd,
+        log_cmd,
+        mind_cmd,
+        reflect_cmd,
+        store_cmd,
+        world_cmd,
+    )
 
-    for mod in (init_cmd, log_cmd, world_cmd, store_cmd, mind_cmd, reflect_cmd, embed_cmd):
+    for mod in (init_cmd, log_cmd, world_cmd, store_cmd, mind_cmd, reflect_cmd, embed_cmd, diff_cmd):
         for c in getattr(mod, "COMMANDS", ()):
             main.add_command(c)
 
