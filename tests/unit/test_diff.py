@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
+import os
 import re
 
 import pytest
@@ -270,3 +271,12 @@ def test_ticks_out_of_order_are_refused(tmp_path):
     out.write_bytes(b"".join(frames))
     with pytest.raises(LogCorrupt, match="tick 2 does not come after tick 3"):
         diff(out, out)
+
+
+def test_a_fifo_and_a_path_holding_a_nul_byte_are_refused_without_waiting(world_run, tmp_path):
+    fifo = tmp_path / "pipe.log"
+    os.mkfifo(fifo)
+    with pytest.raises(LogError, match="is not a regular file"):
+        diff(world_run, fifo)
+    with pytest.raises(LogError, match="holds a NUL byte"):
+        diff(world_run, str(tmp_path / "a\0b.log"))
