@@ -12,6 +12,21 @@
    and checking the log, the perception fold, building Arrow columns and
    the DuckDB load; the raw load is only the last.
 
+3. Villager-ticks a second at 24, 96, 384, 1,536 and 6,144 villagers on a
+   grid of about 40 cells a villager (`town`), each tick stepped and
+   appended to a log, as absolute rates beside their ratio to the rate at
+   96; the target is a flat line (1,536 at least 0.5x 96). Beside them the
+   step against the pairwise rule it replaced (every villager checked
+   against every other for sight and reach), kept in
+   tests/unit/test_world_spatial.py as the tests' reference: the same ticks
+   of the same 384-villager town, target at least 10x.
+4. Peak memory of a long world run of 384 villagers, measured in a child
+   process (so nothing else this process did counts) as its peak resident
+   size at each day's end: the world alone (step and log), and the engine's
+   world run (`village world run`: perception folded, every memory row held).
+   BENCH_WORLD_DAYS sets the days (default 3); the line says what 30 days
+   come to if each day adds what the last one did.
+
 Run with `python -m bench bench_world` or `python bench/bench_world.py`.
 Figures are measured here and are ratios as much as times: the machines
 these run on are shared and noisy.
@@ -19,6 +34,13 @@ these run on are shared and noisy.
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -138,8 +160,191 @@ def bench_index(rows_target: int = 1_000_000) -> list[str]:
     ]
 
 
+# -- a town of any size ----------------------------------------------------------------
+
+ONSETS = "b d f g h k l m n r s t v".split()
+VOWELS = "a e i o u y".split()
+CODAS = ("", "n", "r", "l", "s", "k", "th", "m")
+SYLLABLES = tuple(o + v + c for o in ONSETS for v in VOWELS for c in CODAS)  # 624
+
+
+def town_names(n: int) -> list[str]:
+    """`n` names of two syllables, all different, in a fixed order."""
+    if n > len(SYLLABLES) ** 2:
+        raise ValueError(f"town_names has {len(SYLLABLES) ** 2} names, not n={n}")
+    return [(SYLLABLES[i // len(SYLLABLES)] + SYLLABLES[i % len(SYLLABLES)]).capitalize()
+            for i in range(n)]
+
+
+def town_value(n: int, *, seed: int = 20240611, cells_each: int = 40) -> dict:
+    """The shipped world with `n` villagers, all founded at tick 0, on a grid of about
+    `cells_each` cells a villager (as square as whole cells allow), placed from `seed`."""
+    value = configs.thaw(configs.load("world").value)
+    width = math.isqrt(n * cells_each)
+    height = -(-n * cells_each // width)
+    rng = np.random.Generator(np.random.PCG64(seed))
+    xs = rng.integers(0, width, n).tolist()
+    ys = rng.integers(0, height, n).tolist()
+    value["description"] = (f"{n} villagers, all founded at tick 0, on a {width} by {height} grid "
+                            f"({cells_each} cells a villager), placed by a seeded draw; a day is "
+                            f"{value['ticks_per_day']} ticks.")
+    value["grid"] = {"width": width, "height": height}
+    value["villagers"] = [{"id": i + 1, "name": name, "founded": 0, "x": x, "y": y}
+                          for i, (name, x, y) in enumerate(zip(town_names(n), xs, ys, strict=True))]
+    return value
+
+
+def town(n: int) -> world.WorldConfig:
+    value = town_value(n)
+    configs.validate("world", value)
+    return from_value(value, digest=configs.digest(value))
+
+
+def pairwise_reference():
+    """The pairwise rule, from the tests that keep it as their reference."""
+    path = configs.home() / "tests" / "unit" / "test_world_spatial.py"
+    spec = importlib.util.spec_from_file_location("_pairwise_reference", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up there
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    return mod.PairwiseWorld
+
+
+def _stepped_and_logged(cfg: world.WorldConfig, ticks: int, path: Path) -> tuple[float, int]:
+    """Seconds to step `ticks` ticks and append each to a new log at `path`, and the events."""
+    events = 0
+    t0 = time.perf_counter()
+    with LogWriter.create(path, config_digest=cfg.digest, seed=cfg.seed, commit_every=0,
+                          ticks_per_day=cfg.ticks_per_day) as log:
+        w = world.initial(cfg)
+        for t in range(ticks):
+            w, got = world.step(w, t)
+            log.append(t, got)
+            events += len(got)
+    return time.perf_counter() - t0, events
+
+
+SIZES = (24, 96, 384, 1536, 6144)
+WINDOW = 400
+"""Ticks each town is timed over: founding, the calm while bellies last (about 200
+ticks), and the first wave of hunger, when most of the work is meals."""
+
+
+def bench_scale(sizes: tuple[int, ...] = SIZES, ticks: int = WINDOW,
+                pairwise_at: int = 200, pairwise_ticks: int = 60) -> list[str]:
+    lines = [f"world scale    towns of about 40 cells a villager, ticks 0-{ticks - 1} stepped and "
+             f"logged (small towns: the best of enough runs to fill about a second)"]
+    rates: dict[int, float] = {}
+    with tempfile.TemporaryDirectory() as d:
+        for n in sizes:
+            cfg = town(n)
+            runs = max(1, 400_000 // (n * ticks))
+            best = math.inf
+            for k in range(runs):
+                took, events = _stepped_and_logged(cfg, ticks, Path(d) / f"town-{n}-{k}.log")
+                (Path(d) / f"town-{n}-{k}.log").unlink()
+                best = min(best, took)
+            rates[n] = n * ticks / best
+            lines.append(f"  {n:5d} villagers x {ticks} ticks  {best:6.2f}s  "
+                         f"{rates[n]:9.0f} villager-ticks/s  {events / ticks:6.1f} events/tick"
+                         + (f"  (best of {runs})" if runs > 1 else ""))
+    base = rates.get(96)
+    if base:
+        lines.append("  rate / rate at 96:  " + "  ".join(f"{n} x{r / base:.2f}" for n, r in rates.items()))
+        if 1536 in rates:
+            lines.append(f"  1536 / 96 = x{rates[1536] / base:.2f} (target at least x0.50)")
+    # The pairwise rule is timed on the same ticks of the same town, from the
+    # same state: both step on from where the new step stands at `pairwise_at`.
+    pairwise = pairwise_reference()
+    n = 384
+    w = world.initial(town(n))
+    for t in range(pairwise_at):
+        w, _ = world.step(w, t)
+    ref = pairwise.at(w)
+    t0 = time.perf_counter()
+    got = []
+    for t in range(pairwise_at, pairwise_at + pairwise_ticks):
+        w, events = world.step(w, t)
+        got.append(events)
+    new = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    want = [ref.step() for _ in range(pairwise_ticks)]
+    old = time.perf_counter() - t0
+    vt = n * pairwise_ticks
+    lines += [
+        f"world step vs the pairwise rule, {n} villagers, ticks {pairwise_at}-"
+        f"{pairwise_at + pairwise_ticks - 1} (stepped only, hunger begun)",
+        f"  spatial index          {new:7.2f}s  {vt / new:9.0f} villager-ticks/s",
+        f"  pairwise reference     {old:7.2f}s  {vt / old:9.0f} villager-ticks/s",
+        f"  step / pairwise        x{old / new:.1f} (target at least x10); "
+        f"the same events: {'yes' if got == want else 'NO'}",
+    ]
+    return lines
+
+
+# -- peak memory, in a child process ------------------------------------------------------
+
+def _memory_child(n: int, days: int, how: str, out: str) -> None:
+    """Run `days` days of a town of `n` and print the peak resident size at each day's end."""
+    cfg = town(n)
+    per_day = cfg.ticks_per_day
+    peaks = [resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]  # before the first tick
+    t0 = time.perf_counter()
+    if how == "engine":
+        from kernel import engine
+
+        done = [0]
+
+        def tick_done(k: int) -> None:
+            done[0] += k
+            if done[0] % per_day == 0:
+                peaks.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+        engine.run_world(cfg, days * per_day, out, progress=tick_done)
+    else:
+        with LogWriter.create(out, config_digest=cfg.digest, seed=cfg.seed, commit_every=0,
+                              ticks_per_day=per_day) as log:
+            w = world.initial(cfg)
+            for t in range(days * per_day):
+                w, got = world.step(w, t)
+                log.append(t, got)
+                if (t + 1) % per_day == 0:
+                    peaks.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    print(json.dumps({"kib": peaks, "seconds": time.perf_counter() - t0,
+                      "bytes": Path(out).stat().st_size}))
+
+
+def bench_memory(n: int = 384, days: int | None = None) -> list[str]:
+    days = days or int(os.environ.get("BENCH_WORLD_DAYS", "3"))
+    lines = [f"world memory   peak resident size of {n} villagers over {days} days "
+             f"(a child process each; 30 days extrapolated from the last day's growth)"]
+    for how, what in (("world", "world alone (step and log)"),
+                      ("engine", "village world run (perception folded, rows held)")):
+        with tempfile.TemporaryDirectory() as d:
+            code = ("import sys; from bench.bench_world import _memory_child; "
+                    "_memory_child(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4])")
+            proc = subprocess.run([sys.executable, "-c", code, str(n), str(days), how,
+                                   str(Path(d) / "run.log")],
+                                  capture_output=True, text=True, cwd=configs.home())
+        if proc.returncode != 0:
+            tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+            lines.append(f"  {what}: did not run: {tail}")
+            continue
+        got = json.loads(proc.stdout.strip().splitlines()[-1])
+        mib = [k / 1024 for k in got["kib"]]
+        step = mib[-1] - mib[-2] if len(mib) > 2 else 0.0
+        shown = [i for i in range(1, len(mib)) if len(mib) <= 7 or i in (1, 2) or i % 5 == 0
+                 or i == len(mib) - 1]
+        lines.append(f"  {what}: before tick 0 {mib[0]:.0f} MiB, "
+                     + ", ".join(f"day {i} {mib[i]:.0f}" for i in shown)
+                     + f" MiB; {got['seconds']:.0f}s, log {got['bytes'] / 1e6:.0f} MB")
+        if days < 30:
+            lines.append(f"    30 days at {step:+.1f} MiB a day: about {mib[-1] + step * (30 - days):.0f} MiB")
+    return lines
+
+
 def run() -> list[str]:
-    return bench_day() + bench_index()
+    return bench_day() + bench_scale() + bench_index() + bench_memory()
 
 
 if __name__ == "__main__":
