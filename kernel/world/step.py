@@ -609,103 +609,33 @@ class _Tick:
             if dest is not None:
                 self.set_out(i, dest, d)
 
-    def sort_out(self, draws: np.ndarray) -> tuple[np.ndarray, list[tuple[int, ev.Event]]]:
-        """Positions of the villagers who act one by one this tick, ascending, and the
-        meals taken here at once, as (position, event) in the same order.
+    def sort_out(self, draws: np.ndarray) -> np.ndarray:
+        """Positions of the villagers whose act this tick may do more than burn, ascending.
 
-        Quiet villagers are not walking or eating, not hungry once they have
-        burnt, and draw no chance to give, take, gather or wander (or none to
-        give or take, when they saw nobody at the last tick). A quiet
+        The rest are quiet: not walking or eating, not hungry once they have
+        burnt, and drawing no chance to give, take, gather or wander (or
+        none to give or take, when they saw nobody at the last tick). A quiet
         villager's act is its burn alone, which nobody else reads but to ask
         whether it is hungry, and it is not, before its burn or after; so its
-        burn is done here, for all of them at once.
-
-        A meal is a mouthful for a villager already eating; it is taken here
-        when nobody else could see its effects or change its course this
-        tick, whatever their place in the order: the eater saw nobody at the
-        last tick (so nobody gives to it, takes from it, or asks whether it is
-        hungry), no other villager who acts this tick stands on its cell (so
-        nobody else eats or gathers there), and none who may forage (hungry,
-        not walking, not eating) stands within forage range (so nobody weighs
-        the cell's food). Such a meal reads and writes what it would have
-        read and written in its turn.
+        burn is done here, for all of them at once, and the order of the rest
+        is unchanged.
         """
-        pol, cfg = self.pol, self.cfg
+        pol = self.pol
         n = len(self.here)
         here = np.fromiter(self.here, dtype=bool, count=n)
         acting = here & (self.people.founded_array != self.tick)
-        walking = np.fromiter(map(operator.is_not, self.dest, repeat(None)), dtype=bool, count=n)
-        eating = np.fromiter(self.eating, dtype=bool, count=n)
+        busy = np.fromiter(map(operator.is_not, self.dest, repeat(None)), dtype=bool, count=n)
+        busy |= np.fromiter(self.eating, dtype=bool, count=n)
         belly = np.fromiter(self.belly, dtype=np.int64, count=n)
         burnt = np.maximum(belly - pol.burn, 0)
         chance = draws[:, 2:5] % 10000
         deals = (chance[:, 0] < max(pol.give_to_hungry, pol.give)) | (chance[:, 1] < pol.take)
-        partnered = self.seen.partnered
-        if partnered is not None:
-            deals &= partnered
-        idle = acting & ~walking & ~eating
-        quiet = (idle & (burnt >= pol.hungry_below) & ~deals
+        if self.seen.partnered is not None:
+            deals &= self.seen.partnered
+        quiet = (acting & ~busy & (burnt >= pol.hungry_below) & ~deals
                  & (chance[:, 2] >= pol.gather) & ((draws[:, 6] >> 32) % 10000 >= pol.wander))
-        active = acting & ~quiet
-        meals = self.meals(active, acting & ~walking & eating & ~partnered, idle & (burnt < pol.hungry_below),
-                           burnt) if partnered is not None else np.zeros(0, dtype=np.int64)
-        after = np.where(quiet, burnt, belly)
-        taken: list[tuple[int, ev.Event]] = []
-        if len(meals):
-            c = (np.fromiter(self.py, dtype=np.int64, count=n)[meals] // 1000 * cfg.width
-                 + np.fromiter(self.px, dtype=np.int64, count=n)[meals] // 1000)
-            b = burnt[meals]
-            hungry = b < pol.belly_full
-            since = self.tick - self.grown[c]
-            if cfg.regrow:
-                np.minimum(since, cfg.food_max // cfg.regrow + 1, out=since)
-            food = np.minimum(self.food[c] + cfg.regrow * since, cfg.food_max)
-            from_cell = hungry & (food >= self.bite)
-            hands = np.fromiter(self.hands, dtype=np.int64, count=n)[meals]
-            from_hands = hungry & ~from_cell & (hands > 0)
-            mg = np.where(from_cell, np.minimum(food, pol.mouthful), pol.parcel)
-            ate = from_cell | from_hands
-            cells = c[from_cell]
-            self.food[cells] = (food - mg)[from_cell]
-            self.grown[cells] = self.tick
-            after[meals] = b + np.where(ate, mg, 0)
-            ids, width = self.ids, cfg.width
-            for i, cell, took, mouth, hand in zip(meals.tolist(), c.tolist(), ate.tolist(),
-                                                   mg.tolist(), from_hands.tolist(), strict=True):
-                self.eating[i] = took
-                if took:
-                    if hand:
-                        self.hands[i] -= 1
-                    taken.append((i, ev.Ate(villager=ids[i], x=cell % width, y=cell // width,
-                                            mouthfuls=1, milligrams=mouth)))
-            active[meals] = False
-        self.belly = after.tolist()
-        return np.flatnonzero(active), taken
-
-    def meals(self, active: np.ndarray, eaters: np.ndarray, foragers: np.ndarray,
-              burnt: np.ndarray) -> np.ndarray:
-        """Positions of the eaters whose mouthful nobody else touches this tick (see `sort_out`)."""
-        eaters = eaters & active
-        if not eaters.any():
-            return np.zeros(0, dtype=np.int64)
-        cfg = self.cfg
-        n = len(active)
-        cx = np.fromiter(self.px, dtype=np.int64, count=n) // 1000
-        cy = np.fromiter(self.py, dtype=np.int64, count=n) // 1000
-        r = self.pol.forage_cells
-        pad = cfg.width + 2 * r
-        key = (cy + r) * pad + (cx + r)  # on a grid padded by the forage range, so no key wraps
-        # Cells where more than one villager acts.
-        acting_keys = np.sort(key[active])
-        shared = acting_keys[1:][acting_keys[1:] == acting_keys[:-1]]
-        near_forage = np.zeros(0, dtype=np.int64)
-        if foragers.any():
-            off = np.arange(-r, r + 1)
-            box = (off[:, None] * pad + off[None, :]).ravel()
-            near_forage = (key[foragers][:, None] + box[None, :]).ravel()
-        crowded = np.concatenate((shared, near_forage))
-        candidates = np.flatnonzero(eaters)
-        return candidates[~np.isin(key[candidates], crowded)]
+        self.belly = np.where(quiet, burnt, belly).tolist()
+        return np.flatnonzero(acting & ~quiet)
 
     def look(self) -> None:
         """Who sees whom once everyone has acted; a change is an event for each viewer."""
@@ -758,14 +688,9 @@ def step(state: World, tick: int) -> tuple[World, tuple[ev.Event, ...]]:
         if not t.here[i]:
             t.found(i, draws[i].tolist())
     if n >= _VECTOR_FROM:
-        active, meals = t.sort_out(draws)
-        events, k = t.events, 0
+        active = t.sort_out(draws)
         for i, d in zip(active.tolist(), draws[active].tolist(), strict=True):
-            while k < len(meals) and meals[k][0] < i:  # a meal's event, in its eater's turn
-                events.append(meals[k][1])
-                k += 1
             t.act(i, d)
-        events.extend(e for _, e in meals[k:])
     else:
         founded = state.people.founded
         rows = draws.tolist()

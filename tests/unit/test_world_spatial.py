@@ -420,10 +420,10 @@ def test_the_array_search_gives_the_same_events_as_the_pairwise_rule(monkeypatch
     (1, 0.3, 2, (0, 8), 5, 6), (2, 0.3, 4, (0, 8), 20, 6), (3, 0.3, 2, (0, 30), 5, 6),
     (5, 0.3, 4, (78, 80), 40, 7),
 ])
-def test_meals_taken_at_once_give_the_same_events_as_the_pairwise_rule(
+def test_crowded_short_sighted_hungry_villages_step_as_under_the_pairwise_rule(
         monkeypatch, seed, sight, forage, grams, regrow, side):
-    # Short sight on a crowded grid: eaters who see nobody share cells and
-    # stand within forage range of the hungry, where a meal taken out of
+    # Short sight on a crowded grid: villagers who see nobody share cells
+    # and stand within forage range of the hungry, where an act taken out of
     # turn would show (a forager weighing a cell after a mouthful that comes
     # later in the order picks another). Bellies start near hunger; thin
     # food runs out, so meals go to the hands and stop.
