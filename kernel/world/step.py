@@ -177,13 +177,15 @@ class World:
 
     @property
     def villagers(self) -> tuple[Villager, ...]:
+        """Every villager as one value, in the config's order; built anew on each call, so
+        a reader of one field of many villagers does better with its column."""
+        return tuple(self._villager(i) for i in range(len(self.here)))
+
+    def _villager(self, i: int) -> Villager:
         p = self.people
-        return tuple(
-            Villager(id=p.ids[i], name=p.names[i], founded=p.founded[i], here=self.here[i],
-                     px=self.px[i], py=self.py[i], belly=self.belly[i], hands=self.hands[i],
-                     dest=self.dest[i], eating=self.eating[i])
-            for i in range(len(p.ids))
-        )
+        return Villager(id=p.ids[i], name=p.names[i], founded=p.founded[i], here=self.here[i],
+                        px=self.px[i], py=self.py[i], belly=self.belly[i], hands=self.hands[i],
+                        dest=self.dest[i], eating=self.eating[i])
 
     @property
     def food(self) -> tuple[int, ...]:
@@ -205,10 +207,7 @@ class World:
         i = self.people.index.get(villager)
         if i is None:
             raise WorldError(f"no villager with id {villager} in this world")
-        p = self.people
-        return Villager(id=p.ids[i], name=p.names[i], founded=p.founded[i], here=self.here[i],
-                        px=self.px[i], py=self.py[i], belly=self.belly[i], hands=self.hands[i],
-                        dest=self.dest[i], eating=self.eating[i])
+        return self._villager(i)
 
 
 def _stream(seed: int, key: tuple[int, ...], n: int) -> np.ndarray:
@@ -616,9 +615,9 @@ class _Tick:
         burnt, and drawing no chance to give, take, gather or wander (or
         none to give or take, when they saw nobody at the last tick). A quiet
         villager's act is its burn alone, which nobody else reads but to ask
-        whether it is hungry, and it is not, before its burn or after; so its
-        burn is done here, for all of them at once, and the order of the rest
-        is unchanged.
+        whether it is hungry, and it is not, before its burn or after (a burn
+        is never negative: the schema's rule); so its burn is done here, for
+        all of them at once, and the order of the rest is unchanged.
         """
         pol = self.pol
         n = len(self.here)
