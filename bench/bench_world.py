@@ -20,12 +20,13 @@
    against every other for sight and reach), kept in
    tests/unit/test_world_spatial.py as the tests' reference: the same ticks
    of the same 384-villager town, target at least 10x.
-4. Peak memory of a long world run of 384 villagers, measured in a child
-   process (so nothing else this process did counts) as its peak resident
-   size at each day's end: the world alone (step and log), and the engine's
-   world run (`village world run`: perception folded, every memory row held).
-   BENCH_WORLD_DAYS sets the days (default 3); the line says what 30 days
-   come to if each day adds what the last one did.
+4. Memory of a long world run of 384 villagers, measured in a child
+   process (so nothing else this process did counts): its resident size
+   before tick 0 and at each day's end, and its peak, for the world alone
+   (step and log) and for the engine's world run (`village world run`:
+   perception folded, every memory row held). BENCH_WORLD_DAYS sets the
+   days (default 3); the line says what 30 days come to if each day adds
+   what the last one did.
 
 Run with `python -m bench bench_world` or `python bench/bench_world.py`.
 Figures are measured here and are ratios as much as times: the machines
@@ -284,11 +285,22 @@ def bench_scale(sizes: tuple[int, ...] = SIZES, ticks: int = WINDOW,
 
 # -- peak memory, in a child process ------------------------------------------------------
 
+def _resident_kib() -> tuple[int, int]:
+    """(resident now, peak resident) of this process in KiB; both the peak where /proc is missing."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak, peak
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
+
+
 def _memory_child(n: int, days: int, how: str, out: str) -> None:
-    """Run `days` days of a town of `n` and print the peak resident size at each day's end."""
+    """Run `days` days of a town of `n`; print the resident size before tick 0 and at each day's end."""
     cfg = town(n)
     per_day = cfg.ticks_per_day
-    peaks = [resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]  # before the first tick
+    sizes = [_resident_kib()]
     t0 = time.perf_counter()
     if how == "engine":
         from kernel import engine
@@ -298,7 +310,7 @@ def _memory_child(n: int, days: int, how: str, out: str) -> None:
         def tick_done(k: int) -> None:
             done[0] += k
             if done[0] % per_day == 0:
-                peaks.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+                sizes.append(_resident_kib())
 
         engine.run_world(cfg, days * per_day, out, progress=tick_done)
     else:
@@ -309,15 +321,15 @@ def _memory_child(n: int, days: int, how: str, out: str) -> None:
                 w, got = world.step(w, t)
                 log.append(t, got)
                 if (t + 1) % per_day == 0:
-                    peaks.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-    print(json.dumps({"kib": peaks, "seconds": time.perf_counter() - t0,
+                    sizes.append(_resident_kib())
+    print(json.dumps({"kib": sizes, "seconds": time.perf_counter() - t0,
                       "bytes": Path(out).stat().st_size}))
 
 
 def bench_memory(n: int = 384, days: int | None = None) -> list[str]:
     days = days or int(os.environ.get("BENCH_WORLD_DAYS", "3"))
-    lines = [f"world memory   peak resident size of {n} villagers over {days} days "
-             f"(a child process each; 30 days extrapolated from the last day's growth)"]
+    lines = [f"world memory   resident size of {n} villagers before tick 0 and at each day's end, "
+             f"{days} days, a child process each (30 days extrapolated from the last day's growth)"]
     for how, what in (("world", "world alone (step and log)"),
                       ("engine", "village world run (perception folded, rows held)")):
         with tempfile.TemporaryDirectory() as d:
@@ -331,15 +343,18 @@ def bench_memory(n: int = 384, days: int | None = None) -> list[str]:
             lines.append(f"  {what}: did not run: {tail}")
             continue
         got = json.loads(proc.stdout.strip().splitlines()[-1])
-        mib = [k / 1024 for k in got["kib"]]
-        step = mib[-1] - mib[-2] if len(mib) > 2 else 0.0
-        shown = [i for i in range(1, len(mib)) if len(mib) <= 7 or i in (1, 2) or i % 5 == 0
-                 or i == len(mib) - 1]
-        lines.append(f"  {what}: before tick 0 {mib[0]:.0f} MiB, "
-                     + ", ".join(f"day {i} {mib[i]:.0f}" for i in shown)
-                     + f" MiB; {got['seconds']:.0f}s, log {got['bytes'] / 1e6:.0f} MB")
+        now = [k / 1024 for k, _ in got["kib"]]
+        peak = got["kib"][-1][1] / 1024
+        step = now[-1] - now[-2] if len(now) > 2 else 0.0
+        shown = [i for i in range(1, len(now)) if len(now) <= 7 or i in (1, 2) or i % 5 == 0
+                 or i == len(now) - 1]
+        lines.append(f"  {what}: before tick 0 {now[0]:.0f} MiB, "
+                     + ", ".join(f"day {i} {now[i]:.0f}" for i in shown)
+                     + f" MiB, peak {peak:.0f} MiB; {got['seconds']:.0f}s, "
+                     f"log {got['bytes'] / 1e6:.0f} MB")
         if days < 30:
-            lines.append(f"    30 days at {step:+.1f} MiB a day: about {mib[-1] + step * (30 - days):.0f} MiB")
+            lines.append(f"    30 days at {step:+.1f} MiB a day: about "
+                         f"{max(peak, now[-1] + step * (30 - days)):.0f} MiB at the peak")
     return lines
 
 
