@@ -50,8 +50,8 @@ import duckdb
 import numpy as np
 
 from kernel import config as configs
+from kernel import engine, store, world
 from kernel import events as ev
-from kernel import store, world
 from kernel.log import LogWriter
 from kernel.world.config import from_value
 
@@ -76,12 +76,12 @@ def bench_day(ticks: int = 2000) -> list[str]:
     cfg = village()
     n = len(cfg.people)
     t0 = time.perf_counter()
-    for _ in world.frames(cfg, ticks):
+    for _ in engine.world_frames(cfg, ticks):
         pass
     stepped = time.perf_counter() - t0
     with tempfile.TemporaryDirectory() as d:
         t0 = time.perf_counter()
-        res = world.run(cfg, ticks, Path(d) / "day.log")
+        res = engine.run_world(cfg, ticks, Path(d) / "day.log")
         logged = time.perf_counter() - t0
     vt = n * ticks
     return [
@@ -125,7 +125,7 @@ def synthetic_log(path: Path, ticks: int, per_tick: int = 10, seed: int = 7) -> 
 
 
 def bench_index(rows_target: int = 1_000_000) -> list[str]:
-    rules = world.load_rules()
+    rules = engine.load_rules()
     ticks = rows_target // 48  # about 4.8 rows an event, ten events a tick
     with tempfile.TemporaryDirectory() as d:
         log = Path(d) / "big.log"
@@ -137,7 +137,7 @@ def bench_index(rows_target: int = 1_000_000) -> list[str]:
         indexed = time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        mem = world.memory_of(log, rules=rules)
+        mem = engine.memory_of(log, rules=rules)
         folded = time.perf_counter() - t0
         t0 = time.perf_counter()
         table = store.memory_table(mem.rows)
