@@ -46,14 +46,48 @@ S = TypeVar("S")
 
 @dataclass(frozen=True, slots=True)
 class Header:
-    """Frame 0: the format version, the digest of the run's config, the world seed."""
+    """Frame 0: the format version, the digest of the run's config, the world seed.
+
+    A fork's header also names its parent (the parent's head hash), the
+    parent's chain value at the tick before the fork, `fork_at` and the
+    digests of the configs it changed. These keys are written only for a
+    fork, so the header of any other run is the same bytes as before.
+    """
 
     format: int
     config_digest: str
     seed: int
+    fork_at: int | None = None
+    parent: str | None = None            # the parent's head hash, hex
+    parent_chain: str | None = None      # the parent's chain value at tick fork_at - 1, hex
+    overrides: tuple[tuple[str, str], ...] = ()   # (what, digest) of every config changed
 
     def to_map(self) -> dict[str, Any]:
-        return {"config_digest": self.config_digest, "format": self.format, "seed": self.seed}
+        m: dict[str, Any] = {"config_digest": self.config_digest, "format": self.format,
+                             "seed": self.seed}
+        if self.fork_at is not None:
+            m |= {"fork_at": self.fork_at, "overrides": dict(self.overrides),
+                  "parent": self.parent, "parent_chain": self.parent_chain}
+        return {k: m[k] for k in sorted(m)}
+
+    @property
+    def is_fork(self) -> bool:
+        return self.fork_at is not None
+
+    def fork_record(self) -> dict[str, Any] | None:
+        """The fork's keys as a plain map, or None for a run that is not a fork."""
+        if self.fork_at is None:
+            return None
+        return {"fork_at": self.fork_at, "parent": self.parent, "parent_chain": self.parent_chain,
+                "overrides": dict(self.overrides)}
+
+
+HEADER_KEYS = frozenset({"config_digest", "format", "seed"})
+FORK_KEYS = frozenset({"fork_at", "overrides", "parent", "parent_chain"})
+
+
+def _hex64(v: Any) -> bool:
+    return type(v) is str and len(v) == 64 and all(c in "0123456789abcdef" for c in v)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +122,7 @@ class Summary:
 
 def _header(frame: Frame) -> Header:
     m = unpack_payload(frame)
-    if not isinstance(m, dict) or set(m) != {"config_digest", "format", "seed"}:
+    if not isinstance(m, dict) or set(m) not in (HEADER_KEYS, HEADER_KEYS | FORK_KEYS):
         raise LogCorrupt(f"frame 0 at byte {frame.offset}: not a log header", frame=0, offset=frame.offset)
     if type(m["format"]) is not int or m["format"] != FORMAT:
         raise LogCorrupt(f"frame 0 at byte {frame.offset}: log format {m['format']!r}, and this "
@@ -96,7 +130,18 @@ def _header(frame: Frame) -> Header:
     if type(m["config_digest"]) is not str or type(m["seed"]) is not int:
         raise LogCorrupt(f"frame 0 at byte {frame.offset}: not a log header (its config digest "
                          f"must be text and its seed an integer)", frame=0, offset=frame.offset)
-    return Header(format=m["format"], config_digest=m["config_digest"], seed=m["seed"])
+    if "fork_at" not in m:
+        return Header(format=m["format"], config_digest=m["config_digest"], seed=m["seed"])
+    ov = m["overrides"]
+    if (type(m["fork_at"]) is not int or m["fork_at"] < 1 or not _hex64(m["parent"])
+            or not _hex64(m["parent_chain"]) or not isinstance(ov, dict)
+            or not all(type(k) is str and type(v) is str for k, v in ov.items())):
+        raise LogCorrupt(f"frame 0 at byte {frame.offset}: not a fork's header (fork_at is a tick "
+                         f">= 1, parent and parent_chain are sha256 hex, overrides maps names to "
+                         f"digests)", frame=0, offset=frame.offset)
+    return Header(format=m["format"], config_digest=m["config_digest"], seed=m["seed"],
+                  fork_at=m["fork_at"], parent=m["parent"], parent_chain=m["parent_chain"],
+                  overrides=tuple(sorted(ov.items())))
 
 
 def _corrupt(index: int, offset: int, what: str) -> LogCorrupt:
@@ -448,8 +493,13 @@ class LogWriter:
 
     @classmethod
     def create(cls, path: str | os.PathLike, *, config_digest: str, seed: int,
-               commit_every: int = 0, ticks_per_day: int = 2000) -> LogWriter:
-        """Create a new log with its header frame; refuse if the file exists."""
+               commit_every: int = 0, ticks_per_day: int = 2000,
+               fork: Header | None = None) -> LogWriter:
+        """Create a new log with its header frame; refuse if the file exists.
+
+        `fork`, a header holding a fork record, makes the new log a fork's: its
+        fork keys are written beside the config digest and seed given here.
+        """
         _a_path(path)
         path = Path(path)
         if type(seed) is not int:
@@ -458,6 +508,10 @@ class LogWriter:
             raise LogError(f"{path} ends in .duckdb, the name of a run's index: a log's name must "
                            f"not, or indexing it would replace it (pick another name, e.g. .log)")
         header = Header(format=FORMAT, config_digest=config_digest, seed=seed)
+        if fork is not None and fork.fork_at is not None:
+            header = Header(format=FORMAT, config_digest=config_digest, seed=seed,
+                            fork_at=fork.fork_at, parent=fork.parent,
+                            parent_chain=fork.parent_chain, overrides=tuple(sorted(fork.overrides)))
         data, head = frame_bytes(ZERO, ev.pack(header.to_map()))
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o644)
