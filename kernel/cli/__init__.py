@@ -66,6 +66,7 @@ def _register() -> None:
     from kernel.cli import (
         diff_cmd,
         embed_cmd,
+        fork_cmd,
         init_cmd,
         log_cmd,
         mind_cmd,
@@ -74,7 +75,8 @@ def _register() -> None:
         world_cmd,
     )
 
-    for mod in (init_cmd, log_cmd, world_cmd, store_cmd, mind_cmd, reflect_cmd, embed_cmd, diff_cmd):
+    for mod in (init_cmd, log_cmd, world_cmd, store_cmd, mind_cmd, reflect_cmd, embed_cmd, diff_cmd,
+                fork_cmd):
         for c in getattr(mod, "COMMANDS", ()):
             main.add_command(c)
 

@@ -168,6 +168,12 @@ def run(sc: Scenario, oracle, out: str | os.PathLike, *, settings: Settings | No
     it is raised. `projections` are folded alongside the engine's own;
     `phases` replaces the tick's phases (PHASES, in order).
     """
+    if sc.parent is not None:
+        # A forked scenario: its parent's recording answers before the fork, `oracle` after.
+        from kernel.engine.fork import run_forked_scenario
+        return run_forked_scenario(sc, oracle, out, settings=settings, ticks=ticks,
+                                   progress=progress, on_round=on_round, keep_going=keep_going,
+                                   projections=projections, phases=phases)
     n = sc.ticks if ticks is None else ticks
     if type(n) is not int or n < 0:
         raise VillageError(f"a run is a whole number of ticks >= 0, not ticks={n!r}")

@@ -41,6 +41,8 @@ class Scenario:
     recorded_with: config.Frozen
     reflecting: tuple[str, ...]
     files: tuple[tuple[str, Path], ...]      # every file the run reads, by what it is
+    parent: str | None = None                # a fork: the scenario whose first fork_at ticks it shares
+    fork_at: int | None = None
     raw: dict = field(repr=False, compare=False, default_factory=dict)
 
     @property
@@ -142,7 +144,7 @@ def load(name_or_path: str | os.PathLike) -> Scenario:
         rules_digest=imp.digest, settings=settings, models=models,
         exemplars=(home / ex) if ex else None,
         recorded_with=config.freeze(v.get("recorded_with", {})), reflecting=reflecting,
-        files=tuple(files), raw=v,
+        files=tuple(files), parent=v.get("parent"), fork_at=v.get("fork_at"), raw=v,
     )
 
 

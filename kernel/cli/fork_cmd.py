@@ -1,0 +1,164 @@
+"""`village fork RUN.log --at T ... --out NEW.log`: a run that shares RUN's first T ticks.
+
+Thin: kernel.engine.fork resolves the parent's configs, rebuilds the state
+at T and runs the fork; this parses, makes the oracles and prints.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import click
+from tqdm import tqdm
+
+from kernel import config
+from kernel.cli import CONTEXT
+from kernel.errors import VillageError
+from kernel.oracle import backends, make
+
+
+def _bar(total: int):
+    return tqdm(total=total, desc="fork", unit="tick", file=sys.stderr, leave=False,
+                disable=not sys.stderr.isatty())
+
+
+def _save_as(name: str, p, report, recording: Path | None, label: dict | None,
+             thought: str | None, world: str | None) -> Path:
+    """Write the fork as a scenario of the home: fixtures/NAME, beside its parent."""
+    from kernel.engine.fork import _world_file
+
+    folder = config.home() / "fixtures" / name
+    if folder.exists():
+        raise VillageError(f"{folder} already exists: a fork is saved as a new scenario")
+    folder.mkdir(parents=True)
+    shutil.copyfile(world if world is not None else _world_file(p.parent), folder / "world.json")
+    v = {"name": name,
+         "description": (f"{p.parent.name} forked at tick {p.at}: its first {p.at} ticks are "
+                         f"{p.parent.name}'s, frame for frame; from tick {p.at} on it runs under "
+                         f"{'the thought config beside this file' if thought else 'the same configs'}"
+                         f"{' and the world config beside this file' if world else ''}."),
+         "ticks": p.ticks, "head_sha256": report.head_hex, "parent": p.parent.name,
+         "fork_at": p.at}
+    v["days"] = max(1, -(-p.ticks // p.parent.world.ticks_per_day))
+    files = dict(p.parent.files)
+    # The parent's own files (those beside its scenario.json) go beside the fork's too.
+    own = {k for k, f in files.items() if p.parent.folder is not None
+           and f.resolve().parent == p.parent.folder.resolve() and k != "world"}
+    if thought is not None:
+        shutil.copyfile(thought, folder / "thought.json")
+        v["thought"] = "thought.json"
+        own.discard("thought")
+    for key in sorted(own & {"thought", "models", "importance"}):
+        shutil.copyfile(files[key], folder / f"{key}.json")
+        v[key] = f"{key}.json"
+    if len(p.parent.reflecting) != len(p.parent.world.people):
+        v["reflecting"] = list(p.parent.reflecting)
+    if recording is not None:
+        v["exemplars"] = str(recording.resolve().relative_to(config.home().resolve()))
+    if label is not None:
+        v["recorded_with"] = label
+    config.validate("scenario", v, source=str(folder / "scenario.json"))
+    (folder / "scenario.json").write_text(json.dumps(v, indent=2, ensure_ascii=False) + "\n",
+                                          encoding="utf-8")
+    return folder
+
+
+@click.command("fork", context_settings=CONTEXT)
+@click.argument("run", type=click.Path(dir_okay=False))
+@click.option("--at", "at", type=int, required=True,
+              help="The first tick run under the fork's settings; ticks before it are RUN's.")
+@click.option("--thought", type=click.Path(dir_okay=False), default=None,
+              help="The fork's thought config (e.g. another depth cap or retrieval weights).")
+@click.option("--world", type=click.Path(dir_okay=False), default=None,
+              help="The fork's world config; it may change only policy and food.")
+@click.option("--scenario", default=None,
+              help="RUN's scenario, when its configs are not found by the digest in its header.")
+@click.option("--oracle", "backend", type=click.Choice(backends()), default="replay",
+              show_default=True, help="Who answers the fork's calls from T on.")
+@click.option("--exemplars", type=click.Path(dir_okay=False), default=None,
+              help="With --oracle replay: the recording the fork's calls from T on replay from "
+                   "[default: the parent's recording goes on].")
+@click.option("--parent-exemplars", type=click.Path(dir_okay=False), default=None,
+              help="The parent's recording, for its rounds before T [default: its scenario's, "
+                   "when RUN is that scenario's recorded run].")
+@click.option("--ticks", type=click.IntRange(min=1), default=None,
+              help="Run the fork to this many ticks [default: as many as RUN holds].")
+@click.option("--record", is_flag=True,
+              help="Record the fork's calls from T on (live backends only): into "
+                   "exemplars/NAME.json with --save-as, else beside the new log.")
+@click.option("--save-as", "save_as", default=None,
+              help="Write the fork as a scenario of the home, fixtures/NAME, with its head hash.")
+@click.option("--accept-digest", is_flag=True, help="Run a model whose digest is not the pinned one.")
+@click.option("--out", type=click.Path(dir_okay=False), required=True, help="The fork's new log.")
+def fork_cmd(run: str, at: int, thought: str | None, world: str | None, scenario: str | None,
+             backend: str, exemplars: str | None, parent_exemplars: str | None, ticks: int | None,
+             record: bool, save_as: str | None, accept_digest: bool, out: str) -> None:
+    """Fork RUN.log at tick T into a new log: RUN's first T ticks, byte for byte, then the rest
+    of the run under the changed settings (to RUN's last tick, or --ticks).
+
+    The new log's header names the parent (its head hash), the parent's chain
+    value at tick T-1, fork_at and the digests of the configs changed.
+    """
+    from kernel.engine import fork
+
+    if record and backend == "replay":
+        raise click.UsageError("--record needs a live oracle: --oracle llamacpp or ollama")
+    if exemplars is not None and backend != "replay":
+        raise click.UsageError("--exemplars is the recording a replay reads: use it with "
+                               "--oracle replay")
+    if save_as is not None and ("/" in save_as or save_as in ("", ".", "..")):
+        raise click.BadParameter(f"a scenario's name is one folder name, not {save_as!r}",
+                                 param_hint="--save-as")
+    if Path(out).exists():
+        raise VillageError(f"{out} already exists: a fork writes a new log (remove it, or pick "
+                           f"another path)")
+    p = fork.plan(run, at, thought=thought, world=world, scenario=scenario, ticks=ticks,
+                  parent_recording=parent_exemplars)
+    prefix = fork.prefix_oracle(p)
+    recording = None
+    if p.child.world_only:
+        oracle = None
+    elif backend == "replay":
+        if exemplars is not None:
+            oracle = make("replay", replay_from=exemplars)
+        elif prefix is not None and not isinstance(prefix, fork._NoPrefixOracle):
+            oracle = prefix       # the parent's recording goes on past T
+        else:
+            raise VillageError("a replayed fork reads its calls from a recording: give it with "
+                               "--exemplars, or the parent's with --parent-exemplars")
+    else:
+        if record:
+            recording = (config.home() / "exemplars" / f"{save_as}.json" if save_as
+                         else Path(out).with_suffix(".json"))
+            if recording.exists():
+                raise VillageError(f"{recording} already exists: a recording is written new")
+        oracle = make(backend, p.child.models, record_to=recording, accept_digest=accept_digest)
+    changed = fork.overrides(p.parent, p.child)
+    click.echo(f"fork of {run} ({p.parent.name}, head {p.parent_head[:16]}) at tick {p.at}, "
+               f"to tick {p.ticks - 1}; changed: "
+               f"{', '.join(f'{k} {d[:16]}' for k, d in changed) or 'nothing'}; oracle "
+               f"{backend if oracle is not None else 'none (nobody reflects)'}"
+               f"{' (recording)' if record else ''}")
+    with _bar(p.ticks) as bar:
+        report = fork.run_fork(p.parent, p.child, p.at, out, parent_head=p.parent_head,
+                               prefix_oracle=prefix, oracle=oracle, parent_log=p.parent_log,
+                               ticks=p.ticks, progress=bar.update)
+    click.echo(f"  ticks 0 to {p.at - 1}: {p.parent.name}'s frames, byte for byte; its chain at "
+               f"tick {p.at - 1} {report.parent_chain[:16]}")
+    click.echo(f"  {report.ticks} ticks, {report.events} events, {report.thoughts} thoughts "
+               f"written; head {report.head_hex}")
+    label = None
+    if record:
+        oracle.save()
+        label = {"backend": backend, "models": oracle.document()["models"]}
+        click.echo(f"  recorded {oracle.calls} calls and {oracle.embeddings} embeddings from tick "
+                   f"{p.at} on to {recording}")
+    if save_as is not None:
+        folder = _save_as(save_as, p, report, recording, label, thought, world)
+        click.echo(f"  saved as scenario {save_as}: {folder / 'scenario.json'}")
+
+
+COMMANDS = (fork_cmd,)

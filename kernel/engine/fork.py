@@ -1,0 +1,388 @@
+"""A fork: a new run whose first T ticks are its parent's, and which goes on under other settings.
+
+The parent's state at tick T is rebuilt, not read: the engine steps the
+parent's scenario from tick 0 (the world from its seed, memory by folding
+each frame, the vectors from the parent's recording, which answers any
+reflection round before T), and each of those T frames is checked against
+the parent's log when there is one and copied into the fork's log. At T the
+engine takes the fork's settings (a thought config, or a world config that
+changes only `policy` and `food`) and the fork's oracle, and runs on.
+
+The fork's log header names the parent (its head hash), the parent's chain
+value at tick T-1, `fork_at` and the digests of the configs it changed; the
+header of a run that is not a fork does not change. A forked scenario
+(`parent` and `fork_at` in its scenario.json) replays from the parent's
+recording up to T and from its own after: `kernel.engine.run` hands it here.
+
+This module owns rebuilding the state at T and the loop of a fork; the
+order of a tick is kernel.engine.run's, the state the projections', and
+the log's bytes kernel.log's.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from kernel import config
+from kernel import events as ev
+from kernel.engine.projection import Projection
+from kernel.engine.run import PHASES, Engine, Phase, RunReport, _remove
+from kernel.engine.scenario import Scenario
+from kernel.errors import ConfigError, VillageError
+from kernel.log import FORMAT, Header, LogWriter, read_header, verify
+from kernel.log.frame import ZERO, frame_bytes, scan_raw
+from kernel.mind.reflect import Round
+from kernel.mind.settings import Settings
+from kernel.world import config as wconfig
+
+WORLD_MAY_CHANGE = ("policy", "food")
+"""The only keys of a world config a fork may change: a fork keeps its villagers and its grid."""
+
+
+class ForkError(VillageError):
+    """A fork that cannot be made as asked: one line naming the rule and the value."""
+
+
+def by_digest(digest: str) -> Scenario | None:
+    """The home's scenario whose runs carry `digest` in their header, or the home's world run."""
+    from kernel.engine import scenario as msc
+
+    for name in msc.committed():
+        try:
+            sc = msc.load(name)
+        except VillageError:
+            continue
+        if sc.header_digest == digest and not is_fork(sc):
+            return sc
+    try:
+        w = msc.of_world("world")
+    except VillageError:
+        return None
+    return w if w.header_digest == digest else None
+
+
+def is_fork(sc: Scenario) -> bool:
+    return sc.parent is not None
+
+
+# --- what may change --------------------------------------------------------------------
+
+
+def fork_world(parent: Scenario, path: str | os.PathLike) -> wconfig.WorldConfig:
+    """The world config at `path`, refused unless it differs from the parent's only in policy and food."""
+    theirs = config.thaw(config.load(_world_file(parent), schema="world").value)
+    c = config.load(path, schema="world")
+    mine = config.thaw(c.value)
+    keys = sorted((set(theirs) | set(mine)) - set(WORLD_MAY_CHANGE) - {"description"})
+    changed = [k for k in keys if theirs.get(k) != mine.get(k)]
+    if changed:
+        raise ForkError(f"a fork's world may change only {' and '.join(WORLD_MAY_CHANGE)}, and "
+                        f"{path} changes {', '.join(changed)}: a fork keeps its villagers and grid")
+    return wconfig.from_value(c.value, digest=c.digest, source=str(c.path))
+
+
+def _world_file(sc: Scenario) -> Path:
+    return dict(sc.files)["world"]
+
+
+def fork_settings(parent: Scenario, thought: str | os.PathLike) -> Settings:
+    """The parent's settings with its thought config replaced by the file at `thought`."""
+    from kernel.mind import settings as msettings
+
+    if parent.settings is None:
+        raise ForkError(f"a thought config changes how villagers reflect, and nobody reflects in "
+                        f"{parent.name}'s run")
+    f = dict(parent.files)
+    return msettings.load(thought=thought, models=f["models"], importance=f["importance"],
+                          embedder=f["embedder"])
+
+
+def overrides(parent: Scenario, child: Scenario) -> tuple[tuple[str, str], ...]:
+    """(what, digest) of every config the child runs under that is not the parent's."""
+    out = []
+    if child.world.digest != parent.world.digest:
+        out.append(("world", child.world.digest))
+    if parent.settings is not None and child.settings is not None:
+        theirs = dict(parent.settings.digests)
+        out += [(k, d) for k, d in child.settings.digests if theirs.get(k) != d]
+    return tuple(sorted(out))
+
+
+# --- the run ------------------------------------------------------------------------------
+
+
+class _NoPrefixOracle:
+    """Stands in for the parent's recording when none was given: a round before T is refused."""
+
+    def __init__(self, why: str):
+        self.why = why
+
+    def digest(self, model: str) -> str:
+        return ""
+
+    def generate(self, ask):
+        raise ForkError(self.why)
+
+    def embed(self, model, texts, purpose=""):
+        raise ForkError(self.why)
+
+
+@dataclass
+class ForkReport(RunReport):
+    fork_at: int = 0
+    parent_chain: str = ""
+
+
+def run_fork(parent: Scenario, child: Scenario, at: int, out: str | os.PathLike, *,
+             parent_head: str, prefix_oracle, oracle, parent_log: str | os.PathLike | None = None,
+             ticks: int | None = None, settings: Settings | None = None,
+             progress: Callable[[int], None] | None = None,
+             on_round: Callable[[Round], None] | None = None, keep_going: bool = False,
+             projections: Sequence[Projection] = (),
+             phases: Sequence[tuple[str, Phase]] = PHASES) -> ForkReport:
+    """Write the fork of `parent` at tick `at` into a new log at `out`, and run it on as `child`.
+
+    Ticks 0 .. at-1 run under the parent's configs with `prefix_oracle` (the
+    parent's recording) answering any round; with `parent_log`, each frame
+    must be that log's, and the chain value at at-1 its chain value. From
+    `at` on the engine runs under `child`'s world and `settings` (default
+    `child.settings`) with `oracle`, to tick `ticks` - 1 (default
+    `child.ticks`).
+    """
+    n = child.ticks if ticks is None else ticks
+    if type(at) is not int or at < 1:
+        raise ForkError(f"a fork is at a tick >= 1 (its parent's first ticks are its own), not "
+                        f"--at {at!r}")
+    if type(n) is not int or n < at:
+        raise ForkError(f"a fork runs to a tick at or after the one it forks at: --at {at}, "
+                        f"and it would end at {n}")
+    if child.world.seed != parent.world.seed or child.world.people != parent.world.people:
+        raise ForkError("a fork keeps its parent's seed and villagers")
+    if tuple(child.reflecting) != tuple(parent.reflecting):
+        raise ForkError(f"a fork keeps who reflects: {parent.name} has "
+                        f"{', '.join(parent.reflecting) or 'nobody'}, the fork "
+                        f"{', '.join(child.reflecting) or 'nobody'}")
+    after = settings or child.settings
+    en = Engine(parent, prefix_oracle, projections=projections, phases=phases)
+    if child.reflecting and oracle is not None:
+        en.oracle = oracle
+        en.preflight()           # the fork's models are there before anything is written
+        en.oracle = prefix_oracle
+
+    # The parent's header, rebuilt, gives its chain values; a parent log is held to them.
+    prev = frame_bytes(ZERO, ev.pack(Header(FORMAT, parent.header_digest,
+                                            parent.world.seed).to_map()))[1]
+    given = fh = None
+    if parent_log is not None:
+        h = read_header(parent_log)
+        if h.config_digest != parent.header_digest:
+            raise ForkError(f"{parent_log} ran under config digest {h.config_digest[:16]}, and "
+                            f"{parent.name}'s configs have digest {parent.header_digest[:16]}")
+        # The parent's frames as bytes: the fork's prefix is compared with them byte for byte.
+        fh = open(parent_log, "rb")
+        given = scan_raw(fh)
+        next(given, None)        # its header, already read
+
+    report = ForkReport(scenario=child.name, path=Path(out), fork_at=at)
+    frames: list[tuple[int, tuple[ev.Event, ...], object]] = []
+    try:
+        for t in range(at):
+            events, ts = en.tick(t)
+            payload = ev.pack([t, [ev.to_map(e) for e in events]])
+            prev = frame_bytes(prev, payload)[1]
+            if given is not None:
+                theirs = next(given, None)
+                if theirs is None:
+                    raise ForkError(f"{parent_log} ends before tick {t}: a fork at {at} needs the "
+                                    f"parent's ticks 0 to {at - 1}")
+                if theirs[2] != payload:
+                    raise ForkError(f"{parent.name}'s configs do not give {parent_log}'s tick {t} "
+                                    f"(frame {theirs[0]}, byte {theirs[1]}): the log is not a "
+                                    f"run of them")
+                if theirs[3] != prev:
+                    raise ForkError(f"{parent_log}'s chain value at tick {t} is not the one its "
+                                    f"frames give: the log is not a run of {parent.name}'s configs")
+            en.apply(t, events, ts)
+            frames.append((t, events, ts))
+    finally:
+        if given is not None:
+            given.close()
+            fh.close()
+    report.parent_chain = prev.hex()
+
+    header = Header(FORMAT, child.header_digest, child.world.seed, fork_at=at, parent=parent_head,
+                    parent_chain=prev.hex(), overrides=overrides(parent, child))
+    log = LogWriter.create(out, config_digest=child.header_digest, seed=child.world.seed,
+                           ticks_per_day=child.world.ticks_per_day, fork=header)
+    try:
+        for t, events, ts in frames:
+            log.append(t, events)
+            report.ticks += 1
+            report.events += len(events)
+            if ts.round is not None:
+                report.rounds.append(ts.round)
+                if on_round is not None:
+                    on_round(ts.round)
+            if progress is not None:
+                progress(1)
+        del frames
+        # From T on: the fork's configs and its oracle.
+        en.scenario = child
+        en.settings = after
+        en.oracle = oracle
+        if child.world.digest != parent.world.digest:
+            en.world = replace(en.world, config=child.world)
+        for t in range(at, n):
+            try:
+                events, ts = en.tick(t)
+            except Exception as e:
+                if not keep_going:
+                    raise
+                report.stopped = e
+                break
+            log.append(t, events)
+            en.apply(t, events, ts)
+            report.ticks += 1
+            report.events += len(events)
+            if ts.round is not None:
+                report.rounds.append(ts.round)
+                if on_round is not None:
+                    on_round(ts.round)
+            if progress is not None:
+                progress(1)
+        report.head_hex = log.head.hex()
+    except BaseException:
+        try:
+            log.close()
+        except OSError:
+            pass
+        if report.ticks == 0:
+            _remove(Path(out))
+        raise
+    log.close()
+    report.bytes = Path(out).stat().st_size
+    report.rows = {p.id: 0 for p in child.world.people} | en.memory.counts()
+    return report
+
+
+# --- a forked scenario ----------------------------------------------------------------------
+
+
+def parent_of(sc: Scenario) -> Scenario:
+    """A forked scenario's parent, loaded, with the fork's own files checked against it."""
+    from kernel.engine import scenario as msc
+
+    name = sc.parent
+    if name == sc.name:
+        raise ForkError(f"scenario {sc.name} names itself as its parent")
+    parent = msc.load(name)
+    if is_fork(parent):
+        raise ForkError(f"scenario {sc.name}'s parent {name} is itself a fork: a fork's parent is "
+                        f"a run from tick 0")
+    at = sc.fork_at
+    if type(at) is not int or not 1 <= at <= parent.ticks:
+        raise ConfigError(f"scenario {sc.name} forks {name} at tick {at!r}, and {name} runs "
+                          f"{parent.ticks} ticks: fork_at is between 1 and {parent.ticks}")
+    fork_world(parent, _world_file(sc))
+    return parent
+
+
+def run_forked_scenario(sc: Scenario, oracle, out: str | os.PathLike, *,
+                        settings: Settings | None = None, ticks: int | None = None,
+                        **kw) -> ForkReport:
+    """Run a forked scenario: the parent's recording answers before `fork_at`, `oracle` after."""
+    from kernel.oracle import make
+
+    parent = parent_of(sc)
+    at = sc.fork_at
+    if parent.world_only:
+        prefix = None
+    elif parent.exemplars is None:
+        prefix = _NoPrefixOracle(f"scenario {parent.name} has no recording, and {sc.name}'s ticks "
+                                 f"before {at} hold its reflection rounds")
+    else:
+        prefix = make("replay", replay_from=parent.exemplars)
+    return run_fork(parent, sc, at, out, parent_head=parent.head_sha256, prefix_oracle=prefix,
+                    oracle=oracle, ticks=ticks, settings=settings, **kw)
+
+
+# --- a fork of a log -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything a fork of a log runs from, resolved and checked before its log is made."""
+
+    parent: Scenario
+    child: Scenario
+    at: int
+    ticks: int
+    parent_log: Path
+    parent_head: str
+    parent_recording: Path | None
+
+
+def plan(parent_log: str | os.PathLike, at: int, *, thought: str | os.PathLike | None = None,
+         world: str | os.PathLike | None = None, scenario: str | os.PathLike | None = None,
+         ticks: int | None = None, parent_recording: str | os.PathLike | None = None) -> Plan:
+    """Resolve a fork of the log at `parent_log` at tick `at`: the parent's configs and the child's."""
+    from kernel.engine import scenario as msc
+
+    s = verify(parent_log)
+    h = s.header
+    if h.is_fork:
+        raise ForkError(f"{parent_log} is itself a fork (of {h.parent[:16]} at tick {h.fork_at}): "
+                        f"fork its parent, or make the fork a scenario and fork that")
+    if scenario is not None:
+        parent = msc.load(scenario)
+        if is_fork(parent):
+            raise ForkError(f"scenario {parent.name} is a fork: a fork's parent is a run from tick 0")
+        if parent.header_digest != h.config_digest:
+            raise ForkError(f"{parent_log} ran under config digest {h.config_digest[:16]}, and "
+                            f"scenario {parent.name}'s configs have digest "
+                            f"{parent.header_digest[:16]}: they are not the configs it ran")
+    else:
+        parent = by_digest(h.config_digest)
+        if parent is None:
+            raise ForkError(f"no scenario of this home, and not the home's own configs, has the "
+                            f"config digest of {parent_log} ({h.config_digest[:16]}): name its "
+                            f"scenario with --scenario")
+    last = s.last_tick
+    if last is None:
+        raise ForkError(f"{parent_log} holds no tick to fork from")
+    if s.first_tick != 0 or s.ticks != last + 1:
+        raise ForkError(f"{parent_log} does not hold one frame a tick from tick 0")
+    if type(at) is not int or not 1 <= at <= last + 1:
+        raise ForkError(f"a fork of {parent_log} is at a tick between 1 and {last + 1} (its ticks "
+                        f"are 0 to {last}), not --at {at!r}")
+    end = last + 1 if ticks is None else ticks
+    if end < at:
+        raise ForkError(f"a fork runs to a tick at or after the one it forks at: --at {at}, "
+                        f"--ticks {end}")
+    child = replace(parent, ticks=end, parent=parent.name, fork_at=at)
+    if world is not None:
+        child = replace(child, world=fork_world(parent, world))
+    if thought is not None:
+        child = replace(child, settings=fork_settings(parent, thought))
+    rec = Path(parent_recording) if parent_recording is not None else None
+    if rec is None and parent.exemplars is not None and parent.head_sha256 == s.head_hex:
+        rec = parent.exemplars       # the log is the scenario's recorded run
+    if rec is not None and not rec.is_file():
+        raise ForkError(f"the parent's recording {rec} is not a file")
+    return Plan(parent, child, at, end, Path(parent_log), s.head_hex, rec)
+
+
+def prefix_oracle(p: Plan):
+    """The oracle for the parent's rounds before the fork: its recording, read in order."""
+    from kernel.oracle import make
+
+    if p.parent.world_only:
+        return None
+    if p.parent_recording is None:
+        return _NoPrefixOracle(f"{p.parent_log}'s ticks before {p.at} hold reflection rounds, and "
+                               f"rebuilding them needs the parent's recording: give it with "
+                               f"--parent-exemplars")
+    return make("replay", replay_from=p.parent_recording)
