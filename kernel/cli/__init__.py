@@ -70,13 +70,15 @@ def _register() -> None:
         init_cmd,
         log_cmd,
         mind_cmd,
+        plot_cmd,
         reflect_cmd,
+        report_cmd,
         store_cmd,
         world_cmd,
     )
 
     for mod in (init_cmd, log_cmd, world_cmd, store_cmd, mind_cmd, reflect_cmd, embed_cmd, diff_cmd,
-                fork_cmd):
+                report_cmd, plot_cmd, fork_cmd):
         for c in getattr(mod, "COMMANDS", ()):
             main.add_command(c)
 

@@ -1,0 +1,143 @@
+"""`village plot RUN --what rows|strengths|cost|refusals --out FIG.png`: a figure for a paper.
+
+Thin: kernel.report.plots gives the series, matplotlib (the Agg backend,
+no display) draws them. Every figure is the same size in pixels, and
+every axis says its unit.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kernel.cli import CONTEXT
+from kernel.errors import VillageError
+
+WHAT = ("rows", "strengths", "cost", "refusals")
+SIZE = (9.0, 5.0)      # inches
+DPI = 100              # so a figure is 900 by 500 pixels
+
+
+def _figure():
+    import matplotlib
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=SIZE, dpi=DPI)
+    return plt, fig, ax
+
+
+def _colors(n: int):
+    import matplotlib
+    cmap = matplotlib.colormaps["tab20" if n > 10 else "tab10"]
+    return [cmap(i % cmap.N) for i in range(n)]
+
+
+def draw_rows(series, title: str, out: Path) -> None:
+    plt, fig, ax = _figure()
+    for s, c in zip(series, _colors(len(series)), strict=True):
+        ax.step(s.x, s.y, where="post", label=s.label, color=c, linewidth=1.4)
+    ax.set_xlabel("tick (1 tick = 1 step of the world)")
+    ax.set_ylabel("memory rows (count)")
+    ax.set_title(f"{title}: memory rows per villager")
+    ax.grid(alpha=0.3)
+    if series:
+        ax.legend(fontsize=7 if len(series) > 8 else 9, ncol=1 + len(series) // 12,
+                  loc="upper left", frameon=False)
+    _save(plt, fig, out)
+
+
+def draw_cost(calls, title: str, out: Path) -> None:
+    plt, fig, ax = _figure()
+    models = sorted({c.model for c in calls})
+    col = dict(zip(models, _colors(len(models)), strict=True))
+    for m in models:
+        mine = [c for c in calls if c.model == m]
+        ax.bar([c.n for c in mine], [c.seconds for c in mine], color=col[m], label=m, width=0.8)
+    ax.set_xlabel("call (in the order made)")
+    ax.set_ylabel("time taken (seconds)")
+    ax.set_title(f"{title}: model time per call, from the recording")
+    ax.grid(axis="y", alpha=0.3)
+    if models:
+        ax.legend(frameon=False)
+    _save(plt, fig, out)
+
+
+def draw_refusals(by_check, title: str, out: Path) -> None:
+    plt, fig, ax = _figure()
+    checks = list(by_check)
+    purposes = sorted({p for c in by_check.values() for p in c})
+    bottom = [0] * len(checks)
+    for p, c in zip(purposes, _colors(len(purposes)), strict=True):
+        h = [by_check[k].get(p, 0) for k in checks]
+        ax.bar(checks, h, bottom=bottom, label=f"{p} calls", color=c)
+        bottom = [a + b for a, b in zip(bottom, h, strict=True)]
+    ax.set_xlabel("the check that refused")
+    ax.set_ylabel("refusals (count)")
+    ax.set_title(f"{title}: refusals by check")
+    ax.grid(axis="y", alpha=0.3)
+    if not checks:
+        ax.text(0.5, 0.5, "nothing was refused in this run", ha="center", va="center",
+                transform=ax.transAxes, color="0.4")
+        ax.set_xticks([])
+    else:
+        ax.legend(frameon=False)
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    _save(plt, fig, out)
+
+
+def _save(plt, fig, out: Path) -> None:
+    fig.tight_layout()
+    try:
+        fig.savefig(out, format="png", dpi=DPI)
+    except OSError as e:
+        raise VillageError(f"cannot write {out}: {e.strerror or e}") from None
+    finally:
+        plt.close(fig)
+
+
+@click.command("plot", context_settings=CONTEXT)
+@click.argument("run")
+@click.option("--what", type=click.Choice(WHAT), required=True, help="The figure to draw.")
+@click.option("--out", type=click.Path(dir_okay=False), required=True, help="The PNG to write.")
+@click.option("--exemplars", type=click.Path(dir_okay=False), default=None,
+              help="The run's recording, for --what cost [default: a scenario's own].")
+def plot_cmd(run: str, what: str, out: str, exemplars: str | None) -> None:
+    """Draw one figure of RUN (a log, or a scenario, which is replayed first) as a PNG.
+
+    rows: memory rows per villager over ticks. cost: the time each model call
+    took, from the recording. refusals: refusals by the check that made them.
+    strengths: felt strength over time, which needs felt memory (not built yet).
+    """
+    from kernel.report import plots
+
+    path = Path(out)
+    if "\0" in out:
+        raise VillageError(f"{out!r} is not a path: it holds a NUL byte")
+    if not path.parent.is_dir():
+        raise VillageError(f"cannot write {path}: the folder {path.parent} does not exist")
+    if what == "strengths":
+        raise VillageError(plots.STRENGTHS_MISSING)
+    title = Path(run).name
+    if what == "cost" and exemplars is not None:
+        calls = plots.cost(plots.recording_of(None, exemplars))
+        draw_cost(calls, title, path)
+        click.echo(f"{path}: model time of {len(calls)} calls")
+        return
+    with plots.run_log(run) as r:
+        if what == "rows":
+            series = plots.rows(r)
+            draw_rows(series, title, path)
+            click.echo(f"{path}: memory rows of {len(series)} villagers")
+        elif what == "cost":
+            calls = plots.cost(plots.recording_of(r, None))
+            draw_cost(calls, title, path)
+            click.echo(f"{path}: model time of {len(calls)} calls")
+        else:
+            by = plots.refusals(r)
+            draw_refusals(by, title, path)
+            click.echo(f"{path}: {sum(sum(c.values()) for c in by.values())} refusals by "
+                       f"{len(by)} checks")
+
+
+COMMANDS = (plot_cmd,)

@@ -1,0 +1,60 @@
+"""`village report RUN.log|SCENARIO`: one self-contained HTML page of a run. Thin: kernel.report computes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from kernel.cli import CONTEXT
+from kernel.errors import VillageError
+
+
+def _write(path: Path, text: str) -> None:
+    if "\0" in str(path):
+        raise VillageError(f"{str(path)!r} is not a path: it holds a NUL byte")
+    if path.is_dir():
+        raise VillageError(f"{path} is a folder: the report is written to a file")
+    if not path.parent.is_dir():
+        raise VillageError(f"cannot write {path}: the folder {path.parent} does not exist")
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as e:
+        raise VillageError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+@click.command("report", context_settings=CONTEXT)
+@click.argument("run")
+@click.option("--exemplars", type=click.Path(dir_okay=False), default=None,
+              help="The run's recording, for the retrieval tables and the cost of each call "
+                   "[default: a scenario's own].")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="Where the page goes [default: RUN's name with .html, in the working folder].")
+def report_cmd(run: str, exemplars: str | None, out: str | None) -> None:
+    """Write one HTML page of RUN (a log, or a scenario, which is replayed first).
+
+    The page holds the header, the map with every villager's path, a timeline
+    per villager, every thought with its citation tree, every refusal, the
+    retrieval table of each statement and the cost of each call. It is one
+    file: its CSS, SVG and script are inline, and it fetches nothing.
+    """
+    from kernel.report.day import day
+    from kernel.report.html import render
+
+    d = day(run, exemplars=exemplars)
+    path = Path(out) if out else Path(Path(run).name).with_suffix(".html")
+    if path.suffix == "" and not out:
+        path = Path(f"{Path(run).name}.html")
+    _write(path, render(d))
+    size = path.stat().st_size
+    click.echo(f"{path}: {size:,} bytes; {d.header.ticks:,} ticks, {len(d.header.people)} villagers, "
+               f"{len(d.thoughts)} thoughts, {d.refusal_count} refusals, "
+               f"{len(d.retrievals)} retrieval tables, {len(d.calls)} calls")
+    for note in sorted({n for n in (d.retrieval_note, d.cost_note, d.header.stopped) if n}):
+        click.echo(f"  note: {note}")
+
+
+COMMANDS = (report_cmd,)

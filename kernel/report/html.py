@@ -1,0 +1,40 @@
+"""The HTML report of a day: one self-contained page from a `Day`, through the shipped templates.
+
+The templates live in kernel/report/templates/ and ship in the wheel as
+package data. The page holds its CSS, its SVG and one small script (the
+map's slider) inline, and fetches nothing. This module renders; what the
+page shows is computed in kernel.report.day.
+"""
+
+from __future__ import annotations
+
+import jinja2
+
+from kernel.report.day import Day
+
+
+def color(i: int) -> str:
+    """The i-th villager's colour: hues a golden angle apart, so neighbours never look alike."""
+    return f"hsl({(i * 137.508) % 360:.1f}, 62%, {40 + (i % 3) * 6}%)"
+
+
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("kernel.report", "templates"),
+        autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
+        undefined=jinja2.StrictUndefined, trim_blocks=False, lstrip_blocks=False,
+        keep_trailing_newline=True)
+
+
+def render(d: Day) -> str:
+    """The page, as text."""
+    m = d.map
+    script_data = {
+        "trails": [[list(p) for p in t.points] for t in m.trails],
+        "food": [[tick, list(g)] for tick, g in m.food],
+        "foodMax": m.food_max_grams or 0,
+    }
+    return _env().get_template("day.html.j2").render(
+        d=d, h=d.header, color=color, script_data=script_data,
+        person_index={p.id: i for i, p in enumerate(d.header.people)},
+        max_took=max((c.took_s for c in d.calls), default=0) or 1)
