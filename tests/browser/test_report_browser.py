@@ -1,0 +1,66 @@
+"""The HTML report in a real browser: headless Chromium opens the report of a committed scenario.
+
+For each scenario the page must hold one thought element per thought in
+the log and one map path per villager, log no console error or uncaught
+exception (the slider is moved too, so its script runs), and screenshot
+to something that is not blank.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kernel.cli import main
+from kernel.log import read_events
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SCENARIOS = ("day-of-three", "day-of-twenty-four")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from tests.browser.cdp import Browser
+    with Browser(width=1280, height=900) as b:
+        yield b
+
+
+def colours(png: Path) -> int:
+    """How many distinct colours a screenshot holds (a blank page holds one)."""
+    from PIL import Image
+    with Image.open(png) as im:
+        im = im.convert("RGB")
+        return len(im.getcolors(maxcolors=1 << 20) or ())
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_the_report_of_a_scenario_reads_in_chromium(name, browser, tmp_path):
+    page, log = tmp_path / f"{name}.html", tmp_path / f"{name}.log"
+    r = CliRunner().invoke(main, ["report", name, "--out", str(page)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["replay", name, "--keep", str(tmp_path)])
+    assert log.is_file(), r.output
+    kinds = [e.kind for _, e in read_events(log)]
+    people = {e.villager for _, e in read_events(log) if e.kind == "founded"}
+
+    browser.open(page)
+    assert browser.js("document.querySelectorAll('article.thought').length") == kinds.count("thought")
+    assert browser.js("document.querySelectorAll('svg.map path.trail').length") == len(people)
+    assert browser.js("document.querySelectorAll('details.timeline').length") == len(people)
+    # the slider's script runs without an error, and moves the villagers
+    before = browser.js("Array.from(document.querySelectorAll('svg.map g.at'))"
+                        ".map(g => g.getAttribute('transform')).join('|')")
+    browser.js("(() => { const s = document.getElementById('tick'); s.value = 300;"
+               " s.dispatchEvent(new Event('input')); })()")
+    assert browser.js("document.getElementById('tick-now').textContent") == "300"
+    after = browser.js("Array.from(document.querySelectorAll('svg.map g.at'))"
+                       ".map(g => g.getAttribute('transform')).join('|')")
+    assert before != after
+    assert browser.errors == [], browser.errors
+
+    shot = browser.screenshot(tmp_path / f"{name}.png")
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert colours(shot) > 50, "the screenshot is blank"
