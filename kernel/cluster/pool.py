@@ -1,0 +1,327 @@
+"""The pool oracle: a round's independent calls fanned out over Ray actors, gathered in order.
+
+This module owns `PoolOracle`, an `Oracle` whose answers come from N Ray
+actors, each holding its own oracle (with the embedded backend: its own
+llama.cpp model and sentence embedder), and `RecordingPool`, the recording
+oracle for it. It must not change an ask or an answer, decide which calls
+are independent (the round does: `generate_many` is given them), or write
+anything.
+
+Choices, and why:
+- Answers are gathered by the index of their ask, never by arrival, and
+  counted, costed and recorded afterwards in the asks' order, so the
+  counters, the cost list and a recording are those of the same calls made
+  one by one: only durations differ.
+- A call goes to whichever worker is free (one call in flight a worker),
+  so a slow answer holds up one worker, not a share of the queue.
+- An embedding call is cut into contiguous runs of texts, embedded on
+  several workers and joined in order. Both embedders run the model once a
+  text, so a vector never depends on its neighbours, and the joined matrix
+  is the one a single worker gives, bit for bit.
+- A pool shares one set of model digests: every worker is asked for every
+  model's digest before the pool is used, and a pool whose workers differ
+  is refused, naming both. A worker that dies is restarted by Ray and its
+  call retried; a model at temperature zero answers the retried call as it
+  would have the first time.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from kernel.cluster.session import ClusterError, ray, unwrap
+from kernel.errors import OracleError
+from kernel.oracle import exemplar
+from kernel.oracle.base import Ask, Oracle, OracleUsageError, Said
+from kernel.oracle.record import RecordingOracle
+
+Maker = Callable[[], Oracle]
+
+# How many runs of texts an embedding call is cut into, per worker: more than
+# one, so a worker that finishes early takes another.
+CHUNKS_PER_WORKER = 4
+# Below this many texts a call goes to one worker whole: shipping costs more than it saves.
+MIN_CHUNK = 8
+
+
+class Worker:
+    """One pool member: an oracle built in the worker's process by `maker`, and its two calls."""
+
+    def __init__(self, maker: Maker):
+        self.oracle = maker()
+        if not isinstance(self.oracle, Oracle):
+            raise OracleError(f"a pool worker's maker gave {self.oracle!r}, not an oracle")
+
+    def where(self) -> tuple[str, int]:
+        return socket.gethostname(), os.getpid()
+
+    def digests(self, models: Sequence[str]) -> dict[str, str]:
+        return {m: self.oracle.digest(m) for m in models}
+
+    def generate(self, ask: Ask) -> Said:
+        return self.oracle.generate(ask)
+
+    def embed(self, model: str, texts: list[str], purpose: str) -> tuple[np.ndarray, int, int]:
+        before = len(self.oracle.costs)
+        v = self.oracle.embed(model, texts, purpose=purpose)
+        cost = self.oracle.costs[-1] if len(self.oracle.costs) > before else None
+        return v, (cost.took_ns if cost else 0), (cost.tokens_in if cost else 0)
+
+    def close(self) -> None:
+        self.oracle.close()
+
+
+def chunks(n: int, parts: int) -> list[tuple[int, int]]:
+    """`n` items cut into at most `parts` contiguous runs of near-equal size, as (start, stop)."""
+    parts = max(1, min(parts, n))
+    size, extra = divmod(n, parts)
+    out, at = [], 0
+    for i in range(parts):
+        step = size + (1 if i < extra else 0)
+        out.append((at, at + step))
+        at += step
+    return out
+
+
+class PoolOracle(Oracle):
+    """N Ray actors answering as one oracle; `generate_many` asks them together.
+
+    `maker` builds each worker's oracle in the worker's own process (it must
+    pickle); `models` are the models whose digests every worker must share;
+    `backend` is the name recordings are labelled with (the workers'
+    backend, so a recording made through the pool is labelled as one made
+    without it). Connect to Ray first (`kernel.cluster.connect`).
+    """
+
+    def __init__(self, maker: Maker, workers: int, *, models: Sequence[str], backend: str,
+                 cpus_per_worker: float = 1, max_restarts: int = 3):
+        super().__init__()
+        if type(workers) is not int or workers < 1:
+            raise ClusterError(f"Expected a pool of at least 1 worker but got workers={workers!r}")
+        r = ray()
+        if not r.is_initialized():
+            raise ClusterError("the pool needs a connection to Ray first: kernel.cluster.connect()")
+        self.backend = backend
+        self.models = tuple(models)
+        actor = r.remote(Worker).options(num_cpus=cpus_per_worker, max_restarts=max_restarts,
+                                         max_task_retries=max_restarts)
+        self.workers = [actor.remote(maker) for _ in range(workers)]
+        self._digests: dict[str, str] = {}
+        self._ready: deque[tuple[Ask, Said]] = deque()
+        self.owns_ray = False
+        try:
+            self.where = self._gather([w.where.remote() for w in self.workers])
+            self._check_digests(self.models)
+        except BaseException:
+            self.close()
+            raise
+
+    # -- digests --------------------------------------------------------------
+
+    def _check_digests(self, models: Sequence[str]) -> None:
+        got = self._gather([w.digests.remote(list(models)) for w in self.workers])
+        for m in models:
+            first = got[0][m]
+            for i, d in enumerate(got[1:], start=1):
+                if d[m] != first:
+                    raise OracleError(
+                        f"a pool shares one set of model digests, and its workers differ on {m}: "
+                        f"worker 0 ({self._at(0)}) has {first[:16] or '(none)'}, worker {i} "
+                        f"({self._at(i)}) has {d[m][:16] or '(none)'}; install the same model "
+                        f"files on every machine")
+            self._digests[m] = first
+
+    def _at(self, i: int) -> str:
+        host, pid = self.where[i]
+        return f"{host} pid {pid}"
+
+    def digest(self, model: str) -> str:
+        if model not in self._digests:
+            self._check_digests([model])
+        return self._digests[model]
+
+    # -- gathering --------------------------------------------------------------
+
+    def _gather(self, refs: list[Any]) -> list[Any]:
+        r = ray()
+        try:
+            return r.get(refs)
+        except r.exceptions.RayError as e:
+            raise unwrap(e) from None
+
+    def _fan(self, method: str, calls: Sequence[tuple[Any, ...]]) -> list[Any]:
+        """Each call's answer, in the calls' order, from whichever worker was free to make it."""
+        r = ray()
+        answers: list[Any] = [None] * len(calls)
+        todo = deque(enumerate(calls))
+        free = deque(range(len(self.workers)))
+        running: dict[Any, tuple[int, int]] = {}
+        while todo or running:
+            while todo and free:
+                w = free.popleft()
+                i, args = todo.popleft()
+                running[getattr(self.workers[w], method).remote(*args)] = (i, w)
+            done, _ = r.wait(list(running), num_returns=1)
+            for ref in done:
+                i, w = running.pop(ref)
+                answers[i] = self._gather([ref])[0]
+                free.append(w)
+        return answers
+
+    # -- the calls ----------------------------------------------------------------
+
+    def generate_many(self, asks: Sequence[Ask]) -> list[Said]:
+        """Every ask answered, the answers in the asks' order, counted as if asked one by one."""
+        asks = list(asks)
+        for i, a in enumerate(asks):
+            if not isinstance(a, Ask):
+                raise OracleUsageError(f"Expected asks[{i}] to be an Ask but got {a!r:.80}")
+        saids = self._fan("generate", [(a,) for a in asks])
+        self._ready = deque(zip(asks, saids, strict=True))
+        try:
+            return [self.generate(a) for a in asks]
+        finally:
+            self._ready.clear()
+
+    def _generate(self, ask: Ask) -> Said:
+        if self._ready:
+            asked, said = self._ready.popleft()
+            if asked is not ask:
+                raise OracleUsageError("the pool's gathered answers were taken out of order")
+            return said
+        return self._fan("generate", [(ask,)])[0]
+
+    def _embed(self, model: str, texts: list[str], purpose: str) -> tuple[np.ndarray, int, int]:
+        parts = len(self.workers) * CHUNKS_PER_WORKER if len(texts) >= MIN_CHUNK else 1
+        runs = chunks(len(texts), parts)
+        got = self._fan("embed", [(model, texts[a:b], purpose) for a, b in runs])
+        vectors = np.concatenate([np.asarray(v, dtype=np.float32) for v, _, _ in got], axis=0)
+        # Model time: what the workers spent, summed, as one worker's call would report it.
+        return vectors, sum(t for _, t, _ in got), sum(n for _, _, n in got)
+
+    def pids(self) -> list[int]:
+        """Each worker's process id, in worker order (a restarted worker's new one)."""
+        return [pid for _, pid in self._gather([w.where.remote() for w in self.workers])]
+
+    def close(self) -> None:
+        """Let the workers go (and a local Ray this pool's `start` began). Safe to call twice."""
+        r = ray()
+        workers, self.workers = getattr(self, "workers", []), []
+        for w in workers:
+            try:
+                r.kill(w)
+            except Exception:  # a worker already gone has nothing to let go of
+                pass
+        if getattr(self, "owns_ray", False) and r.is_initialized():
+            self.owns_ray = False
+            r.shutdown()
+
+
+class RecordingPool(RecordingOracle):
+    """The recording oracle for a pool: `generate_many` asks the pool together and records in order.
+
+    The records are those `RecordingOracle` makes of the same calls one by
+    one: the pool gathers in the asks' order, and this records in that order.
+    """
+
+    def __init__(self, inner: PoolOracle, path=None):
+        super().__init__(inner, path)
+        self._ready: deque[tuple[Ask, Said]] = deque()
+
+    def generate_many(self, asks: Sequence[Ask]) -> list[Said]:
+        asks = list(asks)
+        saids = self.inner.generate_many(asks)
+        self._ready = deque(zip(asks, saids, strict=True))
+        try:
+            return [self.generate(a) for a in asks]
+        finally:
+            self._ready.clear()
+
+    def _generate(self, ask: Ask) -> Said:
+        if not self._ready:
+            return super()._generate(ask)
+        asked, said = self._ready.popleft()
+        if asked is not ask:
+            raise OracleUsageError("the pool's gathered answers were taken out of order")
+        self.records.append(exemplar.generate_record(ask, said, self.backend))
+        return said
+
+
+class LiveMaker:
+    """Builds a registered live backend inside a worker, from values the driver resolved.
+
+    `models` is configs/models.json's value; `home` the project home whose
+    configs (the sentence embedder's, for one) the worker reads, where that
+    folder exists on the worker's machine; `threads` replaces the llama.cpp
+    thread count for each worker (the models config's when None).
+    """
+
+    def __init__(self, backend: str, models: dict, *, home: str | None = None,
+                 threads: int | None = None, accept_digest: bool = False):
+        self.backend = backend
+        self.models = models
+        self.home = home
+        self.threads = threads
+        self.accept_digest = accept_digest
+
+    def __call__(self) -> Oracle:
+        from kernel import config
+        from kernel.oracle import make
+
+        if self.home is not None and os.path.isdir(self.home):
+            config.set_home(self.home)
+        models = config.thaw(self.models)
+        if self.threads is not None and isinstance(models.get("llamacpp"), dict):
+            models["llamacpp"]["threads"] = self.threads
+        return make(self.backend, models, accept_digest=self.accept_digest)
+
+
+def start(backend: str, models: Any, workers: int | None = None, *, address: str | None = None,
+          threads: int | None = None, accept_digest: bool = False,
+          record_to: str | os.PathLike | None = None,
+          home: str | os.PathLike | None = None) -> PoolOracle | RecordingPool:
+    """A pool of a live backend's workers, recording if asked; connected to Ray here if need be.
+
+    `workers` starts a local Ray of that many CPUs (when this process is not
+    connected yet); `address` joins a running cluster, and without `workers`
+    the pool has a worker for each of its CPUs. `models` is configs/models.json
+    as loaded (`kernel.config.load("models")`) or its value. `threads` is each
+    worker's llama.cpp thread count: by default, on a local Ray, the models
+    config's `threads` shared among the workers (at least 1 each); joining a
+    cluster, the config's as it is. Every worker must hold the same digests
+    of the models named for generating and embedding, or the pool is
+    refused. A Ray this call started is shut down when the pool is closed.
+    """
+    from kernel import config
+    from kernel.cluster.session import connect, cpus
+    from kernel.oracle import REGISTRY
+
+    b = REGISTRY.get(backend)
+    if b is None or not b.live:
+        live = ", ".join(sorted(k for k, v in REGISTRY.items() if v.live))
+        raise ClusterError(f"a pool is made of live backends ({live}), not {backend!r}: a "
+                           f"recording replays in order, in one process")
+    value = config.thaw(getattr(models, "value", models))
+    started = connect(workers, address)
+    try:
+        n = workers if workers is not None else cpus()
+        if threads is None and address is None and isinstance(value.get("llamacpp"), dict):
+            threads = max(1, int(value["llamacpp"].get("threads", 1)) // n)
+        if home is None:
+            h = config.project_home()
+            home = str(h) if h is not None else None
+        maker = LiveMaker(backend, value, home=None if home is None else str(home),
+                          threads=threads, accept_digest=accept_digest)
+        pool = PoolOracle(maker, n, models=(value["generate"], value["embed"]), backend=backend)
+    except BaseException:
+        if started:
+            ray().shutdown()
+        raise
+    pool.owns_ray = started
+    return RecordingPool(pool, record_to) if record_to is not None else pool

@@ -1,0 +1,17 @@
+"""Sweeps: many runs of many scenarios as Ray tasks, gathered into one DuckDB table.
+
+A spec (configs/schema/sweep.json) names scenarios x world seeds x
+overrides; `spec.plans` resolves each combination into the files its run
+reads; `runner.run` makes every run as a Ray task and writes each under
+the sweep folder whole (temp then rename); `runner.replay` replays a
+finished sweep from its recordings and checks every head; `table` keeps
+`sweep.duckdb`. This package must not render prompts, call a model itself
+or change how a run is made (the engine does).
+"""
+
+from kernel.sweep.runner import MAX_RETRIES, Outcome, load_rows, replay, run
+from kernel.sweep.spec import Plan, Spec, load, merge, plans
+from kernel.sweep.table import TABLE
+
+__all__ = ["MAX_RETRIES", "TABLE", "Outcome", "Plan", "Spec", "load", "load_rows", "merge",
+           "plans", "replay", "run"]

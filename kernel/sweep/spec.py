@@ -1,0 +1,181 @@
+"""A sweep's spec, read and checked, and each of its runs resolved into the files it reads.
+
+This module owns turning a spec (configs/schema/sweep.json: scenarios x
+world seeds x overrides) into `Plan`s: one a run, each carrying every file
+the run reads as bytes (a small project home of its own: the seeded
+world, the thought, models and importance files with the override merged
+in, the sentence embedder's config and both templates). A run is then the
+same on any machine that has the kernel installed, with no shared folder.
+A scenario that cannot be resolved, or an override that does not fit its
+file, is a plan with the one line saying why, so the sweep goes on and
+records it. This module runs nothing and writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kernel import config
+from kernel.engine import scenario as msc
+from kernel.errors import ConfigError, VillageError
+from kernel.seam import QUESTIONS, STATEMENT
+
+NO_HEAD = "0" * 64
+"""The head hash a planned run's scenario.json carries until it has run (the schema asks for one)."""
+
+SCENARIO_DIR = "fixtures/run"
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    description: str
+    scenarios: tuple[str, ...]
+    seeds: tuple[int, ...]
+    ticks: int | None
+    overrides: tuple[Mapping[str, Any], ...]
+    out: Path
+    digest: str
+    source: Path
+    value: dict = field(repr=False, compare=False, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One run of a sweep: who, which seed, which override, and every file it reads (or why not)."""
+
+    id: str
+    scenario: str
+    seed: int
+    override: str
+    overrides_digest: str
+    ticks: int
+    files: tuple[tuple[str, bytes], ...] = ()   # path in the run's own home -> bytes
+    error: str | None = None                    # the one line that stops this run before it starts
+
+    @property
+    def key(self) -> dict[str, Any]:
+        return {"run": self.id, "scenario": self.scenario, "seed": self.seed,
+                "override": self.override, "overrides_digest": self.overrides_digest}
+
+
+def load(path: str | os.PathLike, *, out: str | os.PathLike | None = None) -> Spec:
+    """Read and check a sweep spec; `out` replaces the sweep folder it names."""
+    p = Path(path)
+    c = config.load(p, schema="sweep")
+    v = config.thaw(c.value)
+    names = [o["name"] for o in v.get("overrides", ())]
+    again = sorted({n for n in names if names.count(n) > 1})
+    if again:
+        raise ConfigError(f"{p}: override names must differ, and {', '.join(again)} is given twice")
+    home = config.home()
+    where = Path(out) if out is not None else home / v.get("out", f"runs/sweeps/{v['name']}")
+    return Spec(name=v["name"], description=v.get("description", ""),
+                scenarios=tuple(v["scenarios"]), seeds=tuple(v["seeds"]), ticks=v.get("ticks"),
+                overrides=tuple(v.get("overrides", ({"name": "as-is"},))), out=where,
+                digest=c.digest, source=p, value=v)
+
+
+def merge(base: Any, patch: Any) -> Any:
+    """`patch` merged into `base`: an object into an object key by key; any other value replaces."""
+    if isinstance(base, dict) and isinstance(patch, dict):
+        out = dict(base)
+        for k, v in patch.items():
+            out[k] = merge(base.get(k), v) if k in base else v
+        return out
+    return patch
+
+
+def _slug(s: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", s).strip("-") or "scenario"
+
+
+def _json(v: Any) -> bytes:
+    return (json.dumps(v, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+
+
+def _find(name: str, spec: Spec) -> Path:
+    # A folder beside the spec first, then a name in the home's fixtures/.
+    near = spec.source.parent / name
+    return msc.find(near if (near / "scenario.json").is_file() else name)
+
+
+def plans(spec: Spec) -> list[Plan]:
+    """Every run of the sweep, in a fixed order: scenario, then seed, then override."""
+    out: list[Plan] = []
+    for name in spec.scenarios:
+        try:
+            base = _resolve(name, spec)
+            err = None
+        except VillageError as e:
+            base, err = None, " ".join(str(e).split())
+        for seed in spec.seeds:
+            for o in spec.overrides:
+                patch = {k: v for k, v in o.items() if k != "name"}
+                od = config.digest(patch)
+                rid = f"{_slug(name)}.s{seed}.{o['name']}"
+                ticks = spec.ticks if spec.ticks is not None else (base["ticks"] if base else 0)
+                if base is None:
+                    out.append(Plan(rid, name, seed, o["name"], od, ticks, error=err))
+                    continue
+                try:
+                    files = _files(base, seed, patch, ticks)
+                    error = None
+                except VillageError as e:
+                    files, error = (), " ".join(str(e).split())
+                out.append(Plan(rid, name, seed, o["name"], od, ticks, files=files, error=error))
+    return out
+
+
+def _resolve(name: str, spec: Spec) -> dict[str, Any]:
+    """The values a scenario's runs start from, every file it reads found and checked once."""
+    sc = msc.load(_find(name, spec))
+    files = dict(sc.files)
+    value = {"raw": dict(sc.raw), "ticks": sc.ticks, "world": config.read_json(files["world"]),
+             "importance": config.read_json(files["importance"])}
+    if not sc.world_only:
+        value["thought"] = config.read_json(files["thought"])
+        value["models"] = config.read_json(files["models"])
+        value["embedder"] = config.read_json(files["embedder"])
+        value["templates"] = {}
+        from kernel.seam import template_file
+        for t in (QUESTIONS, STATEMENT):
+            tf = template_file(t)
+            value["templates"][tf.name] = tf.bytes
+    return value
+
+
+def _files(base: dict[str, Any], seed: int, patch: Mapping[str, Any], ticks: int
+           ) -> tuple[tuple[str, bytes], ...]:
+    world = merge(base["world"], patch.get("world", {}))
+    world["seed"] = seed
+    importance = merge(base["importance"], patch.get("importance", {}))
+    raw = {k: v for k, v in base["raw"].items()
+           if k not in ("exemplars", "recorded_with", "thought", "models", "importance")}
+    raw.update(ticks=ticks, head_sha256=NO_HEAD, importance="importance.json")
+    files: dict[str, bytes] = {"configs/world.json": _json(world),
+                               f"{SCENARIO_DIR}/world.json": _json(world),
+                               f"{SCENARIO_DIR}/importance.json": _json(importance)}
+    config.validate("world", world, source="the run's world.json (the override merged in)")
+    config.validate("importance", importance, source="the run's importance.json (the override merged in)")
+    if "thought" in base:
+        thought = merge(base["thought"], patch.get("thought", {}))
+        config.validate("thought", thought, source="the run's thought.json (the override merged in)")
+        raw.update(thought="thought.json", models="models.json")
+        files[f"{SCENARIO_DIR}/thought.json"] = _json(thought)
+        files[f"{SCENARIO_DIR}/models.json"] = _json(base["models"])
+        files["configs/embedder.json"] = _json(base["embedder"])
+        for n, b in base["templates"].items():
+            files[f"configs/{n}"] = b
+    elif "thought" in patch:
+        raise ConfigError(f"scenario {raw['name']} is a world run (nobody reflects), and the "
+                          f"override changes thought.json, which it never reads")
+    config.validate("scenario", raw, source="the run's scenario.json")
+    files[f"{SCENARIO_DIR}/scenario.json"] = _json(raw)
+    return tuple(sorted(files.items()))

@@ -1,0 +1,109 @@
+"""`sweep.duckdb`: one row a run, rebuilt whole from the rows the sweep folder holds.
+
+This module owns the sweep table's shape and writing it: `runs` (one row a
+run: scenario, seed, override and its digest, status and reason, head hash,
+ticks, thoughts, refusals, calls, embeddings, model seconds, rows),
+`refusals` (run, check, count) and `replays` (a replay's head beside the
+recorded one). Like every DuckDB file of the kernel it is derived: written
+to a temporary file and renamed, so a reader sees the old table or the new
+one. It must not run anything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+TABLE = "sweep.duckdb"
+
+RUNS_DDL = """CREATE TABLE runs (
+    run VARCHAR PRIMARY KEY, scenario VARCHAR NOT NULL, seed UBIGINT NOT NULL,
+    override VARCHAR NOT NULL, overrides_digest VARCHAR NOT NULL, status VARCHAR NOT NULL,
+    reason VARCHAR NOT NULL, head VARCHAR, ticks BIGINT, events BIGINT, thoughts INTEGER,
+    refusals INTEGER, refusals_by_check JSON, calls INTEGER, embeddings INTEGER,
+    model_seconds DOUBLE, "rows" BIGINT, log_bytes BIGINT, wall_seconds DOUBLE, host VARCHAR)"""
+
+REFUSALS_DDL = """CREATE TABLE refusals (run VARCHAR NOT NULL, "check" VARCHAR NOT NULL,
+    count INTEGER NOT NULL)"""
+
+REPLAYS_DDL = """CREATE TABLE replays (
+    run VARCHAR PRIMARY KEY, status VARCHAR NOT NULL, reason VARCHAR NOT NULL, head VARCHAR,
+    recorded_head VARCHAR, ticks BIGINT, calls INTEGER, wall_seconds DOUBLE)"""
+
+COLUMNS = ("run", "scenario", "seed", "override", "overrides_digest", "status", "reason", "head",
+           "ticks", "events", "thoughts", "refusals", "refusals_by_check", "calls", "embeddings",
+           "model_seconds", "rows", "log_bytes", "wall_seconds", "host")
+
+
+def _runs_row(r: dict[str, Any]) -> tuple[Any, ...]:
+    by = r.get("refusals")
+    v = dict(r, refusals=None if by is None else sum(by.values()),
+             refusals_by_check=None if by is None else json.dumps(by, sort_keys=True))
+    return tuple(v.get(c) if c != "reason" else (v.get("reason") or "") for c in COLUMNS)
+
+
+def _write(folder: Path, fill) -> Path:
+    target = folder / TABLE
+    tmp = folder / f".{TABLE}.tmp"
+    tmp.unlink(missing_ok=True)
+    keep = target if target.exists() else None
+    con = duckdb.connect(str(tmp))
+    try:
+        if keep is not None:
+            con.execute(f"ATTACH '{keep}' AS old (READ_ONLY)")
+        fill(con, keep is not None)
+        if keep is not None:
+            con.execute("DETACH old")
+    finally:
+        con.close()
+    os.replace(tmp, target)
+    return target
+
+
+def build(folder: Path, rows: Sequence[dict[str, Any]]) -> Path:
+    """`runs` and `refusals` from the rows; a `replays` table already there is kept."""
+
+    def fill(con, has_old: bool) -> None:
+        con.execute(RUNS_DDL)
+        con.execute(REFUSALS_DDL)
+        con.execute(REPLAYS_DDL)
+        if rows:
+            con.executemany(f"INSERT INTO runs VALUES ({', '.join('?' * len(COLUMNS))})",
+                            [_runs_row(r) for r in rows])
+        ref = [(r["run"], k, n) for r in rows for k, n in sorted((r.get("refusals") or {}).items())]
+        if ref:
+            con.executemany("INSERT INTO refusals VALUES (?, ?, ?)", ref)
+        if has_old and _has(con, "old", "replays"):
+            con.execute("INSERT INTO replays SELECT * FROM old.replays "
+                        "WHERE run IN (SELECT run FROM runs)")
+
+    return _write(folder, fill)
+
+
+def build_replays(folder: Path, rows: Sequence[dict[str, Any]]) -> Path:
+    """The `replays` table from a replay's rows; the runs' tables already there are kept."""
+
+    def fill(con, has_old: bool) -> None:
+        con.execute(RUNS_DDL)
+        con.execute(REFUSALS_DDL)
+        con.execute(REPLAYS_DDL)
+        if has_old and _has(con, "old", "runs"):
+            con.execute("INSERT INTO runs SELECT * FROM old.runs")
+            con.execute("INSERT INTO refusals SELECT * FROM old.refusals")
+        if rows:
+            con.executemany("INSERT INTO replays VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                            [(r["run"], r["status"], r.get("reason") or "", r.get("head"),
+                              r.get("recorded_head"), r.get("ticks"), r.get("calls"),
+                              r.get("wall_seconds")) for r in rows])
+
+    return _write(folder, fill)
+
+
+def _has(con, db: str, name: str) -> bool:
+    return bool(con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = ? "
+                            "AND table_name = ?", [db, name]).fetchone()[0])

@@ -1,0 +1,120 @@
+"""One run of a sweep, as a Ray task runs it: its files in, its log, recording and row out.
+
+This module owns what happens on the machine that makes a run: the plan's
+files written to a scratch folder of their own (a small project home), the
+scenario loaded from it, the run made with a live oracle that records, or
+replayed from a recording, and the row of figures the sweep table keeps.
+The log and the recording go back to the driver as bytes, so no machine
+needs to see the sweep folder; the driver writes them there. A run that
+fails for a reason of its own (a config error, a refused digest, a model
+that did not answer) is a row with that one line, never an exception: only
+a worker that dies is Ray's to retry. A retried run starts from nothing:
+its scratch folder is emptied first, so a killed attempt leaves no part of
+a log behind. It must not write anywhere but its scratch folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from kernel import events as ev
+
+SCRATCH = "village-sweep"
+
+
+def scratch_root(sweep_key: str) -> Path:
+    """Where a sweep's runs are made on a machine: one folder a sweep, one folder in it a run."""
+    return Path(tempfile.gettempdir()) / SCRATCH / sweep_key
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split()) or type(e).__name__
+
+
+def execute(plan: dict[str, Any], *, mode: str, sweep_key: str, recording: bytes | None = None,
+            threads: int | None = None, accept_digest: bool = False,
+            started: Any = None) -> dict[str, Any]:
+    """Make (mode "live:BACKEND") or replay (mode "replay") one planned run; its row, log and recording.
+
+    `plan` is `Plan.key` with its `files` and `ticks`; `recording` the
+    exemplar bytes a replay reads; `threads` the llama.cpp threads of a live
+    run (a run is given one CPU by default); `started` a Ray actor told
+    (run, host, pid) when the run starts, for the progress bar and for tests.
+    """
+    import socket
+
+    from kernel import config
+    from kernel.engine import run as engine_run
+    from kernel.engine import scenario as msc
+    from kernel.errors import VillageError
+    from kernel.oracle import make
+
+    pid, host = os.getpid(), socket.gethostname()
+    if started is not None:
+        started.started.remote(plan["run"], host, pid)
+    here = scratch_root(sweep_key) / plan["run"]
+    # A retried attempt starts from nothing: whatever a killed one left goes first.
+    shutil.rmtree(here, ignore_errors=True)
+    (here / "home").mkdir(parents=True)
+    row: dict[str, Any] = {**{k: plan[k] for k in ("run", "scenario", "seed", "override",
+                                                     "overrides_digest")},
+                           "status": "failed", "reason": "", "host": host, "pid": pid}
+    log_bytes = rec_bytes = None
+    t0 = time.perf_counter()
+    try:
+        for rel, data in plan["files"]:
+            p = here / "home" / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+        config.set_home(here / "home")
+        sc = msc.load(here / "home" / "fixtures" / "run")
+        rec_path = here / "recording.json"
+        if sc.world_only:
+            oracle = None
+        elif mode == "replay":
+            if recording is None:
+                raise VillageError(f"run {plan['run']} has no recording to replay")
+            rec_path.write_bytes(recording)
+            oracle = make("replay", sc.models, replay_from=rec_path)
+        else:
+            backend = mode.split(":", 1)[1]
+            models = config.thaw(sc.models.value)
+            if threads is not None and isinstance(models.get("llamacpp"), dict):
+                models["llamacpp"]["threads"] = threads
+            oracle = make(backend, models, record_to=rec_path, accept_digest=accept_digest)
+        try:
+            report = engine_run(sc, oracle, here / "run.log")
+        finally:
+            if oracle is not None:
+                oracle.close()
+        refusals = Counter(e.check for r in report.rounds for e in r.events
+                           if isinstance(e, ev.Refusal))
+        costs = oracle.costs if oracle is not None else []
+        row.update(status="ok", head=report.head_hex, ticks=report.ticks, events=report.events,
+                   thoughts=report.thoughts, refusals=dict(sorted(refusals.items())),
+                   calls=oracle.calls if oracle else 0,
+                   embeddings=oracle.embeddings if oracle else 0,
+                   model_seconds=sum(c.took_ns for c in costs) / 1e9,
+                   rows=sum(report.rows.values()), log_bytes=report.bytes)
+        if mode == "replay" and oracle is not None and oracle.unread:
+            row.update(status="failed", reason=f"{oracle.unread} recorded calls were never asked for")
+        log_bytes = (here / "run.log").read_bytes()
+        if oracle is not None and mode != "replay":
+            oracle.save()
+            rec_bytes = rec_path.read_bytes()
+    except VillageError as e:
+        row["reason"] = _one_line(e)
+    except Exception as e:  # a bug is still one run's row: the sweep goes on and says so
+        row["reason"] = f"{type(e).__name__}: {_one_line(e)}"
+    finally:
+        config.set_home(None)
+        shutil.rmtree(here, ignore_errors=True)
+    row["wall_seconds"] = time.perf_counter() - t0
+    return {"row": row, "log": log_bytes if row["status"] == "ok" else None,
+            "recording": rec_bytes if row["status"] == "ok" else None}
