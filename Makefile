@@ -1,6 +1,8 @@
 # One command does all its own set-up: every target depends on `setup`,
-# which creates .venv and installs the project with its dev and embedded
-# extras once (the stamp file makes it idempotent).
+# which creates .venv and installs the project with its dev, embedded and
+# embed extras once (the stamp file makes it idempotent), then puts the
+# sentence embedder's pinned files in place (`village embed --install`: a
+# file already there at its sha256 is left alone, so it fetches at most once).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -9,11 +11,12 @@ STAMP  := $(VENV)/.installed
 .PHONY: setup test lint bench replay live record clean
 
 setup: $(STAMP)
+	$(BIN)/village embed --install
 
 $(STAMP): pyproject.toml setup.py kernel/log/_chain.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install --quiet -e '.[dev,embedded]'
+	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install --quiet -e '.[dev,embedded,embed]'
 	touch $(STAMP)
 
 test: setup
@@ -38,10 +41,17 @@ LIVE_FLAGS ?=
 live: setup
 	$(BIN)/village run $(LIVE) --oracle ollama $(LIVE_FLAGS)
 
-# Re-record every committed scenario with the embedded model (llama.cpp).
-RECORDED := day-of-three five-days-of-halla day-of-twenty-four
-record: setup
-	for s in $(RECORDED); do $(BIN)/village run $$s --oracle llamacpp --record || exit 1; done
+# Re-record every committed scenario with the embedded backend: SmolLM2 through
+# llama.cpp generates, all-MiniLM-L6-v2 through onnxruntime embeds. Each run
+# rewrites its exemplars/*.json and the head hash in its scenario.json. The
+# recorded scenarios are those whose scenario.json names an exemplar file; each
+# is its own target, so `make -j3 record` records them side by side.
+RECORDED := $(sort $(patsubst fixtures/%/scenario.json,%,$(shell grep -l "\"exemplars\"" fixtures/*/scenario.json)))
+.PHONY: $(RECORDED:%=record-%)
+record: $(RECORDED:%=record-%)
+
+$(RECORDED:%=record-%): record-%: setup
+	$(BIN)/village run $* --oracle llamacpp --record
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -283,20 +283,29 @@ class Composed(Oracle):
     The counting is this oracle's own (the base class's), so a round that
     asks llama.cpp for statements and MiniLM for vectors counts one
     model change each time it turns from one to the other, exactly as a
-    single server holding both would.
+    single server holding both would. An embed call goes to the embedder
+    when it names that model (or names no models at all), else to the
+    generator, which embeds with a model of its own or refuses. `backend`
+    is the name its calls are recorded under (default: both backends').
     """
 
-    def __init__(self, generator: Oracle, embedder: Oracle):
+    def __init__(self, generator: Oracle, embedder: Oracle, *, backend: str | None = None):
         super().__init__()
         self.generator = generator
         self.embedder = embedder
-        self.backend = f"{generator.backend}+{embedder.backend}"
+        self.backend = backend or f"{generator.backend}+{embedder.backend}"
 
     def _generate(self, ask: Ask) -> Said:
         return self.generator._generate(ask)
 
+    def _embedding(self, model: str) -> Oracle:
+        # An embedder that names its models answers those; any other model name
+        # is the generator's to embed with, or to refuse.
+        models = getattr(self.embedder, "models", None)
+        return self.embedder if models is None or model in models else self.generator
+
     def _embed(self, model: str, texts: list[str], purpose: str) -> tuple[np.ndarray, int, int]:
-        return self.embedder._embed(model, texts, purpose)
+        return self._embedding(model)._embed(model, texts, purpose)
 
     def digest(self, model: str) -> str:
         if model in getattr(self.embedder, "models", ()):
