@@ -95,9 +95,10 @@ def fork_settings(parent: Scenario, thought: str | os.PathLike) -> Settings:
     if parent.settings is None:
         raise ForkError(f"a thought config changes how villagers reflect, and nobody reflects in "
                         f"{parent.name}'s run")
-    f = dict(parent.files)
-    return msettings.load(thought=thought, models=f["models"], importance=f["importance"],
-                          embedder=f["embedder"])
+    # every file the parent's settings were read from, by what it is, with the thought one replaced
+    f = {k: v for k, v in parent.files if k != "world"}
+    f["thought"] = thought
+    return msettings.load(**f)
 
 
 def overrides(parent: Scenario, child: Scenario) -> tuple[tuple[str, str], ...]:
