@@ -51,7 +51,9 @@ def _texts(doc) -> list[str]:
 def _round(sc, asks: list[Ask], texts: list[str], workers: int) -> tuple[float, float, float]:
     pool = cluster.start("llamacpp", sc.models, workers, threads=1)
     try:
-        pool.generate_many(asks[:1])          # every worker loaded and warm before the clock
+        # every worker's models loaded and warm before the clock: one call each of both kinds
+        pool.generate_many(asks[:workers])
+        pool.embed(sc.settings.embed_model, texts[:8 * workers], purpose="warm")
         t0 = time.perf_counter()
         pool.generate_many(asks)
         gen = time.perf_counter() - t0

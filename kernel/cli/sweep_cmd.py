@@ -75,8 +75,8 @@ def sweep_cmd(spec: str, backend: str, workers: int | None, address: str | None,
     with cluster.session(workers, address):
         where = f"{cluster.cpus()} Ray CPUs" + (f" at {address}" if address else "")
         if backend == "replay":
-            click.echo(f"sweep {s.name}: replaying {len(plans)} runs from their recordings on "
-                       f"{where}; folder {s.out}")
+            click.echo(f"sweep {s.name}: replaying the finished runs of its {len(plans)} from "
+                       f"their recordings on {where}; folder {s.out}")
             o = sweep.replay(s)
         else:
             click.echo(f"sweep {s.name}: {len(plans)} runs ({len(s.scenarios)} scenarios x "
