@@ -202,10 +202,71 @@ class Thought(Event):
     drawn_from: tuple[int, ...]
 
 
+# --- felt memory: strengths in thousandths, events about rows, never edits ---
+
+
+@dataclass(frozen=True, slots=True)
+class Refelt(Event):
+    """Memory `id` re-felt by the thought `by` written at this tick: it had fallen to
+    `fallen` thousandths and now stores `stored` (reconsolidation toward the thought)."""
+
+    kind: ClassVar[str] = "refelt"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
+    villager: int
+    id: int
+    by: int
+    fallen: int
+    stored: int
+
+
+@dataclass(frozen=True, slots=True)
+class Recurred(Event):
+    """A statement accepted at this tick is the earlier thought `id` recurring: no thought is
+    written; `id` had fallen to `fallen` and now stores `stored`. `index` is the question's
+    number and `text` what was said this time."""
+
+    kind: ClassVar[str] = "recurred"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
+    villager: int
+    id: int
+    index: int
+    text: str
+    fallen: int
+    stored: int
+
+
+@dataclass(frozen=True, slots=True)
+class Forgotten(Event):
+    """Memory `id`, stored at `stored`, fell below the forgetting curve (`threshold`) at night."""
+
+    kind: ClassVar[str] = "forgotten"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
+    villager: int
+    id: int
+    stored: int
+    threshold: int
+
+
+@dataclass(frozen=True, slots=True)
+class Absorbed(Event):
+    """A night's accepted group: the rows `absorbed` are absorbed into `anchor`, whose stored
+    strength goes from `before` to `stored` (their combined strength). `group` is the group's
+    number in the plan."""
+
+    kind: ClassVar[str] = "absorbed"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
+    villager: int
+    group: int
+    anchor: int
+    absorbed: tuple[int, ...]
+    before: int
+    stored: int
+
+
 KINDS: dict[str, type[Event]] = {
     c.kind: c
     for c in (Founded, Walked, Ate, Gathered, Begged, Gave, Took, CameIntoSight, WentOutOfSight,
-              Answered, Refusal, Thought)
+              Answered, Refusal, Thought, Refelt, Recurred, Forgotten, Absorbed)
 }
 
 

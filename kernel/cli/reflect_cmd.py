@@ -5,7 +5,8 @@ a model. settings prints every number and both templates; prompt the
 questions prompt against the recording's bytes; reflect the ranking, the
 statement and the seam's verdict per question; refuse the seam meeting
 three broken copies of an accepted statement; chain the multi-day
-recording replayed under the depth cap.
+recording replayed under the depth cap; night each night's plan, checks
+and what it absorbed and forgot; felt one villager's felt strengths.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from kernel.cli import CONTEXT
 from kernel.engine import scenario as msc
 from kernel.errors import ReplayMismatch, VillageError
 
-MODES = ("settings", "prompt", "reflect", "refuse", "chain")
+MODES = ("settings", "prompt", "reflect", "refuse", "chain", "night", "felt")
 
 
 def _short(s: str, n: int) -> str:
@@ -204,16 +205,117 @@ def chain_lines(sc: msc.Scenario, cap: int) -> list[str]:
     return out
 
 
+def _s(milli: int) -> str:
+    """A strength or valence in thousandths as the number it is: 400 -> 0.400."""
+    return f"{milli / 1000:.3f}"
+
+
+def night_lines(sc: msc.Scenario, who: str | None, day: int | None) -> list[str]:
+    from kernel.report import felt as rf
+
+    run = rf.replay(sc)
+    names = run.names
+    views = rf.nights(run, who, day)
+    out: list[str] = []
+    if not views:
+        out.append(f"  scenario {sc.name} has no night: its thought settings have no night block")
+    for v in views:
+        n = v.night
+        out += [f"  night of day {v.day}, tick {n.now}: {n.calls} plan call(s) for "
+                f"{len(n.villagers)} villager(s)", ""]
+        planned = {p.villager for p in n.plans}
+        for vid in n.villagers:
+            if vid not in planned:
+                out.append(f"  {names.get(vid, vid)}: fewer than two rows felt since the last "
+                           f"night, so no plan call")
+        for p in n.plans:
+            out.append(f"  {p.name}'s plan over {len(p.shown)} rows shown, {len(p.prompt.bytes)} "
+                       f"bytes of prompt, sha256 {p.prompt.sha256[:16]}")
+            out.append("  the plan, as the model gave it:")
+            out += _bar(p.said.text if p.said is not None else "")
+            if p.refused:
+                out.append(f"  refused whole by shaped: {p.refused}")
+            for g in p.groups:
+                members = ", ".join(f"{i} ({_s(s)})" for i, s in g.members) or ", ".join(
+                    map(str, g.absorbed))
+                head = f"    group {g.index}: anchor {g.anchor}, absorbing {members}"
+                if g.ok:
+                    out.append(f"{head}: accepted; the anchor {_s(g.before)} -> {_s(g.stored)}")
+                else:
+                    out.append(f"{head}: refused by {g.check}: {g.reason}")
+            if not p.refused and not p.groups:
+                out.append("    no groups")
+            out.append("")
+        moved = [c for c in v.changes if c.kind in ("refelt", "recurred", "anchor", "absorbed")]
+        out.append(f"  rows whose strength an event set on day {v.day}:")
+        if not moved:
+            out.append("    none")
+        for c in moved:
+            text = _short(run.rows[c.id].text, 40)
+            why = {"refelt": f"re-felt by thought {c.by}", "recurred": "recurred",
+                   "anchor": "anchored a group", "absorbed": f"absorbed into {c.by}"}[c.kind]
+            out.append(f"    {names.get(c.villager, c.villager):<8} {c.id:>5} tick {c.tick:>6} "
+                       f"{why:<24} {_s(c.before)} -> {_s(c.after)}  {text}")
+        out.append(f"  rows forgotten at tick {n.now}:")
+        if not n.forgotten:
+            out.append("    none")
+        for f in n.forgotten:
+            out.append(f"    {names.get(f.villager, f.villager):<8} {f.id:>5} stored {_s(f.stored)}, "
+                       f"below {_s(f.threshold)} after {n.now - f.last_felt} ticks unfelt  "
+                       f"{_short(run.rows[f.id].text, 40)}")
+        out.append("")
+    c = rf.counts(run)
+    out.append(f"  the whole run: {c['refelt']} re-felt, {c['recurred']} recurred, {c['forgotten']} "
+               f"forgotten, {c['absorbed']} absorbed; {c['plans']} plans ({c['plans refused']} "
+               f"refused whole), {c['groups accepted']} groups accepted, {c['groups refused']} refused")
+    return out
+
+
+def felt_lines(sc: msc.Scenario, who: str | None, tick: int | None) -> list[str]:
+    from kernel.report import felt as rf
+
+    if who is None:
+        raise VillageError("--mode felt shows one villager: give --who NAME")
+    run = rf.replay(sc, until=tick)
+    name, rows = rf.felt_rows(run, who)
+    out = [f"  {name}'s {len(rows)} rows at tick {run.at}: strengths and valences in units "
+           f"(1.000 is the strongest)", "",
+           f"  {'id':>5} {'tick':>6} {'kind':<7} {'intens':>6} {'valence':>7} {'stored':>6} "
+           f"{'last felt':>9} {'now':>6}  {'state':<22} text"]
+    for m, s, now in rows:
+        state = ("living" if s.forgotten_at is None and s.absorbed_into is None else
+                 f"forgotten at {s.forgotten_at}" if s.forgotten_at is not None else
+                 f"absorbed into {s.absorbed_into}")
+        out.append(f"  {m.id:>5} {m.tick:>6} {m.kind:<7} {_s(s.intensity):>6} {_s(s.valence):>7} "
+                   f"{_s(s.stored):>6} {s.last_felt:>9} {_s(now):>6}  {state:<22} "
+                   f"{_short(m.text, 40)}")
+    living = sum(1 for _, s, _ in rows if s.forgotten_at is None and s.absorbed_into is None)
+    out += ["", f"  {living} living, {sum(1 for _, s, _ in rows if s.forgotten_at is not None)} "
+                f"forgotten, {sum(1 for _, s, _ in rows if s.absorbed_into is not None)} absorbed"]
+    return out
+
+
 @click.command("reflect", context_settings=CONTEXT)
 @click.option("--mode", type=click.Choice(MODES), required=True, help="What to show.")
 @click.option("--who", default=None, help="The villager to show (default: the first who reflects).")
 @click.option("--cap", type=click.IntRange(min=0), default=2, show_default=True,
               help="The depth cap the chain mode replays under.")
+@click.option("--day", type=click.IntRange(min=1), default=None,
+              help="The night mode's day (from 1; default: every night).")
+@click.option("--tick", type=click.IntRange(min=0), default=None,
+              help="The felt mode's tick (default: the run's last).")
 @click.argument("scenario", required=False)
-def reflect_cmd(mode: str, who: str | None, cap: int, scenario: str | None) -> None:
-    """Show one reflection of a committed SCENARIO, replayed from its recording, with no model."""
+def reflect_cmd(mode: str, who: str | None, cap: int, day: int | None, tick: int | None,
+                scenario: str | None) -> None:
+    """Show one reflection of a committed SCENARIO, replayed from its recording, with no model.
+
+    night shows each night (the plan, each group's checks, rows absorbed, forgotten and
+    re-felt); felt shows one villager's rows with their felt strengths at a tick.
+    """
     try:
-        sc = msc.load(scenario or ("five-days-of-halla" if mode == "chain" else "day-of-three"))
+        default = {"chain": "five-days-of-halla", "night": "week-of-three",
+                   "felt": "week-of-three"}.get(mode, "day-of-three")
+        sc = msc.load(scenario or default)
         if sc.world_only:
             raise VillageError(f"scenario {sc.name} has no recording to replay: nobody in it reflects")
         if mode != "settings" and sc.exemplars is None:
@@ -231,6 +333,10 @@ def reflect_cmd(mode: str, who: str | None, cap: int, scenario: str | None) -> N
             if accepted:
                 sys.exit(1)
             return
+        elif mode == "night":
+            lines = night_lines(sc, who, day)
+        elif mode == "felt":
+            lines = felt_lines(sc, who, tick)
         else:
             lines = chain_lines(sc, cap)
     except ReplayMismatch as e:

@@ -18,17 +18,25 @@ def _rules():
     return scenario.load_rules(), scenario.rules_digest()
 
 
+def _felt() -> dict:
+    """The home's valence table and day, for the felt view."""
+    from kernel import world
+    from kernel.engine.felt import valences_of
+
+    return {"valences": valences_of(), "ticks_per_day": world.load().ticks_per_day}
+
+
 @click.command("index", context_settings=CONTEXT)
 @click.argument("log", type=_LOG)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where to write the index [default: LOG with .duckdb in place of its suffix].")
 def index_cmd(log: Path, out: Path | None) -> None:
-    """Rebuild LOG's DuckDB index (tables memory, events, villagers, meta) from the log alone."""
+    """Rebuild LOG's DuckDB index (tables memory, events, villagers, meta; view felt) from the log alone."""
     from kernel import store
 
     rules, digest = _rules()
     started = time.perf_counter()
-    res = store.build(log, out, rules=rules, rules_digest=digest)
+    res = store.build(log, out, rules=rules, rules_digest=digest, **_felt())
     took = time.perf_counter() - started
     click.echo(f"indexed {log}: {res.ticks} ticks, {res.events} events, {res.memory_rows} memory rows, "
                f"{res.villagers} villagers, head {res.head_hex[:16]}")
@@ -43,12 +51,13 @@ def sql_cmd(log: Path, query: str) -> None:
 
     Tables: memory(id, villager, tick, kind, event, text, weight, about, drawn_from),
     events(tick, seq, kind, villager, other, milligrams, fields), villagers(id, name,
-    founded, x, y), meta(key, value).
+    founded, x, y), meta(key, value), and the view felt(villager, id, tick, kind, text,
+    intensity, valence, stored, last_felt, felt_now, forgotten_at, absorbed_into, refelt_count).
     """
     from kernel import store
 
     rules, digest = _rules()
-    db, state, built = store.ensure(log, rules=rules, rules_digest=digest)
+    db, state, built = store.ensure(log, rules=rules, rules_digest=digest, **_felt())
     if built is not None:
         click.echo(f"index {state.status} ({state.reason}); rebuilt {db}: "
                    f"{built.memory_rows} memory rows", err=True)

@@ -27,11 +27,13 @@ from pathlib import Path
 
 from kernel import events as ev
 from kernel import laws
+from kernel.engine.felt import FeltProjection, felt_of
 from kernel.engine.projection import MemoryProjection, Projection, VectorsProjection
 from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
 from kernel.laws.memory import Memory
 from kernel.log import LogWriter
+from kernel.mind.night import Night, NightSettings, night_of, night_round
 from kernel.mind.reflect import Due, Round, reflect_round
 from kernel.mind.settings import Settings
 from kernel.world.step import World, initial, step
@@ -44,6 +46,7 @@ class TickState:
     tick: int
     seen: tuple[Memory, ...] = ()       # the rows the world's events give, before the mind's
     round: Round | None = None
+    night: Night | None = None
 
 
 Phase = Callable[["Engine", TickState, Sequence[ev.Event]], Sequence[ev.Event]]
@@ -76,8 +79,18 @@ def reflect_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequ
 
 
 def night_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
-    """The night at a day's last tick, after its reflections. Nothing happens in it yet."""
-    return ()
+    """The night at a day's last tick, after its reflections, for every villager who reflects,
+    where the thought settings have a night block: consolidation, then forgetting."""
+    who = en.nightly(ts.tick)
+    if not who:
+        return ()
+    # what this tick gave so far (its world rows and its thoughts), as the log will hold it
+    rows = en.memory.preview(ts.tick, so_far)
+    ids = [d.villager for d in who]
+    book = en.felt.scratch(ids, ts.tick, rows, so_far)
+    streams = {v: en.memory.of(v) + tuple(m for m in rows if m.villager == v) for v in ids}
+    ts.night = night_round(ts.tick, who, streams, book, en.oracle, en.settings, en.night)
+    return ts.night.events
 
 
 PHASES: tuple[tuple[str, Phase], ...] = (
@@ -101,7 +114,18 @@ class Engine:
         self.world: World = initial(sc.world)
         self.memory = MemoryProjection(sc.rules)
         self.vectors = VectorsProjection().follow(self.memory)
-        self.projections: list[Projection] = [self.memory, self.vectors, *projections]
+        self.projections: list[Projection] = [self.memory, self.vectors]
+        # felt memory where the importance table has its valences; nights where the
+        # thought settings have a night block, and then only for villagers who reflect
+        self.felt: FeltProjection | None = felt_of(sc)
+        if self.felt is not None:
+            self.felt.follow(self.memory)
+            self.projections.append(self.felt)
+        self.projections.extend(projections)
+        self.night: NightSettings | None = night_of(sc)
+        if self.night is not None and self.felt is None:
+            raise VillageError(f"scenario {sc.name} has a night block, and a night needs the "
+                               f"importance table's valence table, which it does not have")
         names = set(sc.reflecting)
         self._reflecting = tuple(p for p in sc.world.people if p.name in names)
         self.phases = tuple(phases)
@@ -112,6 +136,13 @@ class Engine:
         every = self.settings.every
         return [Due(p.id, p.name) for p in self._reflecting
                 if p.founded <= tick and laws.due(p.founded, tick, every)]
+
+    def nightly(self, tick: int) -> list[Due]:
+        """Who has a night at `tick`: at a day's last tick, every villager who reflects and
+        has been founded, where the thought settings have a night block."""
+        if self.night is None or (tick + 1) % self.scenario.world.ticks_per_day:
+            return []
+        return [Due(p.id, p.name) for p in self._reflecting if p.founded <= tick]
 
     def preflight(self) -> None:
         """Before tick 0: every model the run will ask for is there, at its pinned digest."""
@@ -142,6 +173,7 @@ class RunReport:
     ticks: int = 0
     events: int = 0
     rounds: list[Round] = field(default_factory=list)
+    nights: list[Night] = field(default_factory=list)
     rows: dict[int, int] = field(default_factory=dict)   # villager -> rows at the end
     head_hex: str = ""
     bytes: int = 0
@@ -199,6 +231,8 @@ def run(sc: Scenario, oracle, out: str | os.PathLike, *, settings: Settings | No
                 report.rounds.append(ts.round)
                 if on_round is not None:
                     on_round(ts.round)
+            if ts.night is not None:
+                report.nights.append(ts.night)
             if progress is not None:
                 progress(1)
         report.head_hex = log.head.hex()

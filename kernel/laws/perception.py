@@ -313,6 +313,8 @@ PERCEIVED: dict[str, str | None] = {
     "went_out_of_sight": "went_out_of_sight", "thought": "thought",
     # answers and refusals are the mind's bookkeeping, not things a villager perceived
     "answered": None, "refusal": None,
+    # how strongly a row is felt is the felt projection's (kernel.engine.felt), not a new row
+    "refelt": None, "recurred": None, "forgotten": None, "absorbed": None,
 }
 """What a villager perceives of each event kind: the method of the fold that turns it into rows."""
 

@@ -127,11 +127,14 @@ class Verdict:
     depth: int
 
 
-def cite(rows: Iterable[Memory], now: int, cites: Sequence[int], cap: int) -> Verdict:
+def cite(rows: Iterable[Memory], now: int, cites: Sequence[int], cap: int,
+         gone: Mapping[int, str] | None = None) -> Verdict:
     """Judge a statement's citations against one villager's rows, refusing it whole or not at all.
 
     Each citation, in the order given, must be among `rows`, at a tick no later
-    than `now`, and given once; a statement must cite something; and the
+    than `now`, still in memory (not among `gone`, which says for each row
+    that left it why: forgotten or absorbed, and when), and given once; a
+    statement must cite something; and the
     thought (1 + the deepest cited row) must stand no deeper than `cap`, where
     a cap of 0 means no cap. The first failure is the verdict: nothing is
     trimmed to make the rest pass.
@@ -154,6 +157,8 @@ def cite(rows: Iterable[Memory], now: int, cites: Sequence[int], cap: int) -> Ve
             return Verdict(
                 False, "cites", f"memory {c} is at tick {m.tick}, which is after tick {now}", 0
             )
+        if gone and c in gone:
+            return Verdict(False, "cites", gone[c], 0)
         if c in seen:
             return Verdict(False, "cites", f"memory {c} is cited twice", 0)
         seen.add(c)

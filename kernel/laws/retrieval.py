@@ -79,6 +79,10 @@ def _vector(name: str, value: object) -> np.ndarray:
     return v
 
 
+IMPORTANCE = ("weight", "felt")
+"""What a row's importance term is: its weight / 10, or what it is felt at now."""
+
+
 @dataclass(frozen=True, slots=True)
 class Retrieval:
     """The retrieval block: recency half-life in ticks, the three weights
@@ -87,10 +91,14 @@ class Retrieval:
     half_life: float = 250
     weights: tuple[float, float, float] = (1.0, 1.0, 3.0)
     k: int = 8
+    importance: str = "weight"    # the importance term: "weight" (weight / 10) or "felt" (felt now)
 
     def __post_init__(self) -> None:
         real("half_life", self.half_life, above=0.0)
         integer("k", self.k, at_least=0)
+        if self.importance not in IMPORTANCE:
+            raise LawError(f"Expected importance among {IMPORTANCE} but got "
+                           f"importance={self.importance!r}")
         if isinstance(self.weights, str | bytes) or len(tuple(self.weights)) != 3:
             raise LawError(
                 f"Expected three weights (recency, importance, relevance) but got weights={self.weights!r}"
@@ -106,10 +114,10 @@ class Retrieval:
             return params
         if not isinstance(params, Mapping):
             raise LawError(f"Expected a Retrieval or a mapping but got params={params!r}")
-        unknown = set(params) - {"half_life", "weights", "k"}
+        unknown = set(params) - {"half_life", "weights", "k", "importance"}
         if unknown:
             raise LawError(
-                f"Expected keys half_life, weights and k but got params={dict(params)!r}"
+                f"Expected keys half_life, weights, k and importance but got params={dict(params)!r}"
             )
         given = dict(params)
         ws = given.get("weights")
@@ -151,10 +159,14 @@ def rank(
     vectors: np.ndarray,
     query: Sequence[float] | np.ndarray,
     params: Retrieval | Mapping[str, object] = Retrieval(),
+    *,
+    felt: Sequence[float] | np.ndarray | None = None,
 ) -> tuple[Ranked, ...]:
     """The top k of `rows` at ticks up to `now` for `query`, best first.
 
-    score = w_r * recency + w_i * weight / 10 + w_v * cosine(query, vector),
+    score = w_r * recency + w_i * importance + w_v * cosine(query, vector),
+    where importance is weight / 10, or, when `params.importance` is "felt",
+    `felt[i]`: what rows[i] is felt at now (thousandths / 1000, in [0, 1]),
     with recency = 0.5 ** ((now - tick) / half_life) and the cosine of a zero
     vector 0. Rows after `now` are not eligible. `vectors` is a 2-D float
     array, row i the vector of rows[i]. Ordered by the score rounded to 12
@@ -192,6 +204,16 @@ def rank(
         weights = np.fromiter(map(_weights_of, rows), dtype=np.float64, count=n)
     except (AttributeError, TypeError) as e:
         raise LawError(f"Expected rows of Memory but got a row that is not: {e}") from e
+    felt_now: list[float] | None = None
+    if p.importance == "felt":
+        if felt is None:
+            raise LawError("Expected each row's felt strength (felt=...) for felt retrieval "
+                           "but got none")
+        felt_now = [real("a felt strength in felt", f, low=0.0, high=1.0) for f in felt]
+        if len(felt_now) != n:
+            raise LawError(f"Expected one felt strength per row ({n}) but got {len(felt_now)}")
+        # the fast pass scales weights by 1/10: a felt strength is ten of those
+        weights = np.asarray(felt_now, dtype=np.float64) * 10
     eligible = ticks <= now
     if not eligible.any():
         return ()
@@ -201,7 +223,7 @@ def rank(
     for i in candidates.tolist():
         row = rows[i]
         rec = 0.5 ** ((now - row.tick) / p.half_life)
-        imp = row.weight / 10
+        imp = row.weight / 10 if felt_now is None else felt_now[i]
         v = m[i]
         if not np.isfinite(v).all():
             raise LawError(f"Expected finite vectors but row {i} of vectors is not finite")

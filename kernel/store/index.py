@@ -19,14 +19,16 @@ import duckdb
 import pyarrow as pa
 
 from kernel import events as ev
+from kernel.engine.felt import FeltProjection
 from kernel.engine.projection import MemoryProjection, fold
 from kernel.errors import VillageError
+from kernel.laws.felt import Valences
 from kernel.laws.importance import Importance
 from kernel.laws.memory import Memory
 from kernel.log import verify
 from kernel.store.paths import check_index_path
 
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 """Bumped when the tables' shape changes, so an old index reads as stale."""
 
 MEMORY_DDL = """CREATE TABLE memory (
@@ -37,6 +39,38 @@ MEMORY_DDL = """CREATE TABLE memory (
 EVENTS_DDL = """CREATE TABLE events (
     tick BIGINT NOT NULL, seq INTEGER NOT NULL, kind VARCHAR NOT NULL,
     villager INTEGER, other INTEGER, milligrams BIGINT, fields JSON NOT NULL)"""
+
+FELT_DDL = """CREATE TABLE felt_state (
+    id BIGINT PRIMARY KEY, intensity INTEGER NOT NULL, valence INTEGER NOT NULL,
+    stored INTEGER NOT NULL, last_felt BIGINT NOT NULL, felt_now INTEGER NOT NULL,
+    forgotten_at BIGINT, absorbed_into BIGINT, refelt_count INTEGER NOT NULL)"""
+
+# Strengths and valences are thousandths in the log and in felt_state; the view shows them
+# as the numbers a reader knows (0.400, -0.300), exactly, as DECIMAL(5, 3).
+FELT_VIEW = """CREATE VIEW felt AS SELECT m.villager, m.id, m.tick, m.kind, m.text,
+    (f.intensity / 1000)::DECIMAL(5, 3) AS intensity, (f.valence / 1000)::DECIMAL(5, 3) AS valence,
+    (f.stored / 1000)::DECIMAL(5, 3) AS stored, f.last_felt,
+    (f.felt_now / 1000)::DECIMAL(5, 3) AS felt_now, f.forgotten_at, f.absorbed_into,
+    f.refelt_count
+    FROM memory m JOIN felt_state f USING (id)"""
+
+
+def felt_table(felt, now: int | None) -> pa.Table:
+    """Every row's felt state, felt now taken at tick `now` (the log's last)."""
+    rows = list(felt.rows.values()) if felt is not None else []
+    at = now or 0
+    return pa.table({
+        "id": pa.array([r.id for r in rows], pa.int64()),
+        "intensity": pa.array([r.intensity for r in rows], pa.int32()),
+        "valence": pa.array([r.valence for r in rows], pa.int32()),
+        "stored": pa.array([r.stored for r in rows], pa.int32()),
+        "last_felt": pa.array([r.last_felt for r in rows], pa.int64()),
+        "felt_now": pa.array([felt.felt_now(r, max(at, r.last_felt)) for r in rows], pa.int32()),
+        "forgotten_at": pa.array([r.forgotten_at for r in rows], pa.int64()),
+        "absorbed_into": pa.array([r.absorbed_into for r in rows], pa.int64()),
+        "refelt_count": pa.array([r.refelt for r in rows], pa.int32()),
+    })
+
 
 class StoreError(VillageError):
     """The index could not be built or read."""
@@ -149,14 +183,20 @@ def _remove(p: Path) -> None:
 
 
 def build(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None, *,
-          rules: Importance, rules_digest: str = "") -> IndexResult:
-    """Rebuild the index of a log from the log alone; the old index, if any, is replaced whole."""
+          rules: Importance, rules_digest: str = "", valences: Valences | None = None,
+          ticks_per_day: int = 2000) -> IndexResult:
+    """Rebuild the index of a log from the log alone; the old index, if any, is replaced whole.
+
+    With the importance table's `valences` (and the world's day), the `felt`
+    view holds every row's felt state; without, it is empty.
+    """
     check_index_path(log_path, db_path)
     log_path = Path(log_path)
     db = Path(db_path) if db_path is not None else db_path_for(log_path)
     mem = MemoryProjection(rules)
     idx = IndexProjection()
-    done = fold(log_path, [mem, idx])
+    felt = None if valences is None else FeltProjection(valences, ticks_per_day).follow(mem)
+    done = fold(log_path, [mem, idx] + ([felt] if felt is not None else []))
     head, ticks, rows = done.head_hex, done.ticks, mem.rows
     mem_table = memory_table(rows)
     events = idx.table()
@@ -175,8 +215,10 @@ def build(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None,
             con.execute("CREATE TABLE villagers (id INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
                         "founded BIGINT NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL)")
             con.execute("CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)")
+            con.execute(FELT_DDL)
+            con.execute(FELT_VIEW)
             for name, tab in (("memory", mem_table), ("events", events), ("villagers", people),
-                              ("meta", meta)):
+                              ("meta", meta), ("felt_state", felt_table(felt, done.last_tick))):
                 con.register("incoming", tab)
                 con.execute(f"INSERT INTO {name} SELECT * FROM incoming")
                 con.unregister("incoming")
@@ -229,11 +271,13 @@ def state_of(log_path: str | os.PathLike, db_path: str | os.PathLike | None = No
 
 
 def ensure(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None, *,
-           rules: Importance, rules_digest: str = "") -> tuple[Path, IndexState, IndexResult | None]:
+           rules: Importance, rules_digest: str = "", valences: Valences | None = None,
+           ticks_per_day: int = 2000) -> tuple[Path, IndexState, IndexResult | None]:
     """The index of a log, rebuilt first if it is missing or stale."""
     check_index_path(log_path, db_path)
     db = Path(db_path) if db_path is not None else db_path_for(log_path)
     st = state_of(log_path, db, rules_digest=rules_digest)
     if st.status == "fresh":
         return db, st, None
-    return db, st, build(log_path, db, rules=rules, rules_digest=rules_digest)
+    return db, st, build(log_path, db, rules=rules, rules_digest=rules_digest,
+                         valences=valences, ticks_per_day=ticks_per_day)

@@ -1,0 +1,253 @@
+"""The night: consolidation by a checked plan, then forgetting, for each villager who reflects.
+
+At a day's last tick, after its reflections, each villager who reflects and
+has at least two living non-thought rows felt since its last night (the
+previous day's last tick) gets one plan call: the newest `shown` of those
+rows as `[id] line`, temperature 0, a seed of the tick plus its id, the
+night block's token limit, and the plan schema (kernel.seam.plan). Calls are
+made villager by villager with the one generation model, so a night changes
+the resident model at most once. The plan's text becomes a value only
+through `shaped`; its groups are then judged in order by the rules below,
+each refused whole (a `Refusal`) or accepted (an `Absorbed`), and the
+others stand:
+
+1. every id was shown, is living, and is not in an earlier accepted group;
+2. no id is given twice within the group;
+3. the anchor is not a thought and is stored at least at `anchor_minimum`;
+4. no member is stored stronger than the anchor.
+
+An accepted group gives the anchor the combined strength of it and its
+members (`laws.felt.combined`). Then every living non-thought row of each
+such villager whose stored strength is below the forgetting curve for the
+time since it was last felt is forgotten (`Forgotten`). Thoughts are never
+absorbed or forgotten. Nothing is edited: these are events about rows.
+
+This module owns the order of a night and the checks' wording. It writes
+nothing: it returns the events to append, so a night that fails half-way
+leaves the log as it was. It must not read the log or decide when a night
+falls (the engine does).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from kernel import config
+from kernel import events as ev
+from kernel.engine.felt import FeltBook
+from kernel.errors import Refused
+from kernel.laws import felt as lf
+from kernel.laws.memory import Memory
+from kernel.laws.reflection import recent
+from kernel.mind.reflect import Due
+from kernel.mind.settings import Settings
+from kernel.oracle.base import Ask, Said
+from kernel.seam import Rendered, render, shaped
+from kernel.seam.plan import NIGHT, plan_schema
+
+
+@dataclass(frozen=True, slots=True)
+class NightSettings:
+    """thought.json's `night` block: rows shown, the plan's bounds, the token limit."""
+
+    shown: int
+    groups: int
+    members: int
+    limit: int
+
+
+def night_of(sc) -> NightSettings | None:
+    """A scenario's night settings: none for a world run or a thought file with no night block."""
+    path = dict(sc.files).get("thought")
+    return None if not sc.reflecting or path is None else load(path)
+
+
+def load(thought: str | os.PathLike = "thought") -> NightSettings | None:
+    """The night block of a thought file, or None where it has none (no nights)."""
+    t = config.load(thought, schema="thought")
+    n = config.thaw(t.value).get("night")
+    if n is None:
+        return None
+    return NightSettings(shown=n["shown"], groups=n["groups"], members=n["members"],
+                         limit=n["limit"])
+
+
+@dataclass(slots=True)
+class Group:
+    """One group of a plan as the model gave it, and the verdict on it."""
+
+    index: int
+    anchor: int
+    absorbed: tuple[int, ...]
+    check: str | None = None
+    reason: str = ""
+    before: int = 0
+    stored: int = 0
+    members: tuple[tuple[int, int], ...] = ()    # (id, stored) of each member, when judged
+
+    @property
+    def ok(self) -> bool:
+        return self.check is None
+
+
+@dataclass(slots=True)
+class Plan:
+    """One villager's night call and what became of its plan."""
+
+    villager: int
+    name: str
+    now: int
+    seed: int
+    shown: tuple[Memory, ...]
+    prompt: Rendered
+    said: Said | None = None
+    refused: str | None = None
+    groups: list[Group] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Forgetting:
+    villager: int
+    id: int
+    stored: int
+    threshold: int
+    last_felt: int
+
+
+@dataclass(frozen=True, slots=True)
+class Night:
+    now: int
+    villagers: tuple[int, ...]
+    plans: tuple[Plan, ...]
+    forgotten: tuple[Forgetting, ...]
+    events: tuple[ev.Event, ...]
+
+    @property
+    def calls(self) -> int:
+        return sum(1 for p in self.plans if p.said is not None)
+
+
+def candidates(book: FeltBook, villager: int, since: int) -> list[int]:
+    """Ids of `villager`'s living non-thought rows felt after tick `since`, in id order."""
+    return [r.id for r in book.of(villager)
+            if r.living and not r.is_thought and r.last_felt > since]
+
+
+def judge(group: Group, shown: set[int], claimed: set[int], book: FeltBook,
+          laws: lf.Felt = lf.LAWS) -> Group:
+    """Judge one group against the rows shown, those already claimed tonight and the felt
+    state; sets `check` and `reason` when it fails. Changes nothing in `book`."""
+    ids = (group.anchor, *group.absorbed)
+    for i in ids:
+        if i not in shown:
+            group.check, group.reason = "shown", f"memory {i} was not shown tonight"
+            return group
+        r = book.rows[i]
+        if not r.living:
+            group.check, group.reason = "living", book.gone(r.villager)[i]
+            return group
+        if i in claimed:
+            group.check, group.reason = "claimed", f"memory {i} is in an earlier group tonight"
+            return group
+    if len(set(ids)) != len(ids):
+        twice = next(i for i in ids if ids.count(i) > 1)
+        group.check, group.reason = "distinct", f"memory {twice} is given twice in the group"
+        return group
+    a = book.rows[group.anchor]
+    group.before = a.stored
+    group.members = tuple((i, book.rows[i].stored) for i in group.absorbed)
+    if a.is_thought:
+        group.check, group.reason = "anchor", f"memory {a.id} is a thought, and cannot anchor"
+        return group
+    if a.stored < laws.anchor_minimum:
+        group.check, group.reason = ("anchor", f"memory {a.id} is stored at {a.stored / 1000:.3f}, "
+                                               f"below the anchor minimum "
+                                               f"{laws.anchor_minimum / 1000:.3f}")
+        return group
+    for i, s in group.members:
+        if s > a.stored:
+            group.check, group.reason = ("stronger", f"memory {i} is stored at {s / 1000:.3f}, "
+                                                     f"stronger than its anchor {a.id} at "
+                                                     f"{a.stored / 1000:.3f}")
+            return group
+    group.stored = lf.combined([a.stored, *(s for _, s in group.members)])
+    return group
+
+
+def night_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequence[Memory]],
+                book: FeltBook, oracle, st: Settings, ns: NightSettings) -> Night:
+    """The night at tick `now` for `villagers` (in the order given).
+
+    `streams` holds each villager's rows up to now, this tick's included;
+    `book` their felt state as it stands after this tick's reflections, and
+    it is changed in place as the night goes (a scratch copy, not the
+    projection). Rows felt after `now - ticks_per_day` count as felt since
+    the last night.
+    """
+    laws = book.laws
+    since = now - book.ticks_per_day
+    plans: list[Plan] = []
+    schema = plan_schema(ns.groups, ns.members)
+    for d in villagers:
+        ids = set(candidates(book, d.villager, since))
+        if len(ids) < 2:
+            continue
+        rows = [m for m in streams.get(d.villager, ()) if m.id in ids]
+        shown = recent(rows, now, ns.shown)
+        prompt = render(NIGHT, name=d.name, memories=shown)
+        p = Plan(villager=d.villager, name=d.name, now=now, seed=now + d.villager, shown=shown,
+                 prompt=prompt)
+        p.said = oracle.generate(Ask(purpose="night", model=st.generate_model, prompt=prompt.bytes,
+                                     schema=schema, seed=p.seed, temperature=st.temperature,
+                                     limit=ns.limit, context=st.context))
+        plans.append(p)
+
+    events: list[ev.Event] = []
+    for p in plans:
+        assert p.said is not None
+        events.append(ev.Answered(villager=p.villager, purpose="night", index=0,
+                                  model=p.said.model, digest=p.said.digest, seed=p.seed,
+                                  prompt_sha256=p.prompt.sha256, text=p.said.text,
+                                  done_reason=p.said.done_reason))
+        try:
+            plan = shaped(p.said, schema)
+        except Refused as e:
+            p.refused = str(e)
+            events.append(ev.Refusal(villager=p.villager, purpose="night", index=0,
+                                     check="shaped", reason=str(e)))
+            continue
+        shown = {m.id for m in p.shown}
+        claimed: set[int] = set()
+        for i, g in enumerate(plan["groups"], start=1):
+            group = judge(Group(index=i, anchor=g["anchor"], absorbed=tuple(g["absorbed"])),
+                          shown, claimed, book, laws)
+            p.groups.append(group)
+            if not group.ok:
+                events.append(ev.Refusal(villager=p.villager, purpose="night", index=i,
+                                         check=group.check or "", reason=group.reason))
+                continue
+            claimed.update((group.anchor, *group.absorbed))
+            e = ev.Absorbed(villager=p.villager, group=i, anchor=group.anchor,
+                            absorbed=group.absorbed, before=group.before, stored=group.stored)
+            book.felt(now, (e,))
+            events.append(e)
+
+    forgotten: list[Forgetting] = []
+    for d in villagers:
+        for r in book.of(d.villager):
+            if not r.living or r.is_thought:
+                continue
+            age = now - r.last_felt
+            if lf.forgets(r.stored, age, book.ticks_per_day, laws):
+                f = Forgetting(villager=d.villager, id=r.id, stored=r.stored,
+                               threshold=lf.threshold_milli(age, book.ticks_per_day, laws),
+                               last_felt=r.last_felt)
+                forgotten.append(f)
+                e = ev.Forgotten(villager=d.villager, id=r.id, stored=r.stored,
+                                 threshold=f.threshold)
+                book.felt(now, (e,))
+                events.append(e)
+    return Night(now=now, villagers=tuple(d.villager for d in villagers), plans=tuple(plans),
+                 forgotten=tuple(forgotten), events=tuple(events))

@@ -1,0 +1,176 @@
+"""What the `night` and `felt` reflect modes show, computed as data.
+
+Both replay a scenario from its recording (no model) into a temporary log
+and fold it with the felt projection. `nights` gives each night as it
+happened: the plan as the model gave it, each group's checks and verdict,
+the rows absorbed and forgotten, and the rows re-felt (or recurring) on
+that day, each with its strength before and after. `felt_rows` gives one
+villager's rows as they stand at a tick: intensity, valence, stored, last
+felt, felt now and state. Values only; the CLI renders them. It must not
+write anything but temporary logs.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kernel import engine
+from kernel.engine.felt import FELT, FeltProjection, FeltState, felt_of
+from kernel.engine.scenario import Scenario
+from kernel.errors import VillageError
+from kernel.laws.memory import Memory
+from kernel.mind.night import Night
+from kernel.oracle import make
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One felt event about one row: the strength before it and after it."""
+
+    tick: int
+    kind: str               # refelt, recurred, absorbed (an anchor), absorbed-into, forgotten
+    villager: int
+    id: int
+    before: int
+    after: int
+    by: int | None = None   # the thought that re-felt it, or the anchor it went into
+
+
+class Journal(FeltProjection):
+    """The felt projection, keeping each felt event's before and after as it folds."""
+
+    def start(self) -> None:
+        super().start()
+        self.changes: list[Change] = []
+
+    def felt(self, tick: int, events) -> None:
+        for e in events:
+            if e.kind not in FELT:
+                continue
+            if e.kind in ("refelt", "recurred"):
+                r = self.rows[e.id]
+                self.changes.append(Change(tick, e.kind, e.villager, e.id, r.stored, e.stored,
+                                           getattr(e, "by", None)))
+            elif e.kind == "forgotten":
+                r = self.rows[e.id]
+                self.changes.append(Change(tick, "forgotten", e.villager, e.id, r.stored,
+                                           r.stored))
+            elif e.kind == "absorbed":
+                self.changes.append(Change(tick, "anchor", e.villager, e.anchor, e.before,
+                                           e.stored))
+                for a in e.absorbed:
+                    r = self.rows[a]
+                    self.changes.append(Change(tick, "absorbed", e.villager, a, r.stored,
+                                               r.stored, e.anchor))
+            super().felt(tick, (e,))
+
+
+@dataclass(frozen=True)
+class FeltRun:
+    """A replayed run with its felt fold: the report, every row, and the journal of changes."""
+
+    scenario: Scenario
+    report: engine.RunReport
+    rows: dict[int, Memory]
+    felt: dict[int, FeltState]
+    changes: tuple[Change, ...]
+    felt_now: dict[int, int]
+    at: int
+    names: dict[int, str] = field(default_factory=dict)
+
+
+def replay(sc: Scenario, *, until: int | None = None) -> FeltRun:
+    """Replay `sc` and fold the log with the felt projection (up to tick `until`)."""
+    if sc.exemplars is None:
+        raise VillageError(f"scenario {sc.name} has no recording to replay")
+    if felt_of(sc) is None:
+        raise VillageError(f"scenario {sc.name} has no felt memory: its importance table has "
+                           f"no valence table")
+    oracle = make("replay", replay_from=sc.exemplars)
+    with tempfile.TemporaryDirectory(prefix="village-felt-") as d:
+        path = Path(d) / "run.log"
+        report = engine.run(sc, oracle, path, keep_going=True)
+        if report.stopped is not None:
+            raise report.stopped
+        mem = engine.MemoryProjection(sc.rules)
+        journal = Journal(felt_of(sc).valences, sc.world.ticks_per_day).follow(mem)
+        done = engine.fold(path, [mem, journal], until=until)
+    at = done.last_tick if until is None or done.last_tick is None else min(until, done.last_tick)
+    at = at or 0
+    names = {p.id: p.name for p in sc.world.people}
+    return FeltRun(scenario=sc, report=report, rows={m.id: m for m in mem.rows},
+                   felt=journal.snapshot(), changes=tuple(journal.changes),
+                   felt_now={i: journal.felt_now(r, max(at, r.last_felt))
+                             for i, r in journal.rows.items()}, at=at, names=names)
+
+
+def villager(sc: Scenario, who: str | None) -> tuple[int, str]:
+    """The villager named `who` (any case) among those who reflect; the first when None."""
+    people = [p for p in sc.world.people if p.name in sc.reflecting] or list(sc.world.people)
+    for p in people:
+        if who is None or p.name.lower() == who.lower():
+            return p.id, p.name
+    raise VillageError(f"no villager named {who!r} in scenario {sc.name}: there are "
+                       f"{', '.join(p.name for p in people)}")
+
+
+@dataclass(frozen=True)
+class NightView:
+    """One night of one scenario: the night's own record and the day's felt changes."""
+
+    day: int
+    night: Night
+    changes: tuple[Change, ...]
+
+
+def nights(run: FeltRun, who: str | None = None, day: int | None = None) -> list[NightView]:
+    """Each night of the run (day numbers from 1), for `who` only when given."""
+    tpd = run.scenario.world.ticks_per_day
+    vid = villager(run.scenario, who)[0] if who is not None else None
+    out: list[NightView] = []
+    for n in run.report.nights:
+        d = n.now // tpd + 1
+        if day is not None and d != day:
+            continue
+        ch = tuple(c for c in run.changes if c.tick // tpd + 1 == d
+                   and (vid is None or c.villager == vid))
+        if vid is not None:
+            n = Night(now=n.now, villagers=tuple(v for v in n.villagers if v == vid),
+                      plans=tuple(p for p in n.plans if p.villager == vid),
+                      forgotten=tuple(f for f in n.forgotten if f.villager == vid),
+                      events=tuple(e for e in n.events if getattr(e, "villager", None) == vid))
+        out.append(NightView(day=d, night=n, changes=ch))
+    if day is not None and not out:
+        days = sorted({n.now // tpd + 1 for n in run.report.nights})
+        raise VillageError(f"scenario {run.scenario.name} has no night on day {day}: its nights "
+                           f"are on days {', '.join(map(str, days)) or 'none'}")
+    return out
+
+
+def felt_rows(run: FeltRun, who: str) -> tuple[str, Sequence[tuple[Memory, FeltState, int]]]:
+    """`who`'s rows at the run's tick, each with its felt state and what it is felt at then."""
+    vid, name = villager(run.scenario, who)
+    rows = [(run.rows[i], s, run.felt_now[i]) for i, s in sorted(run.felt.items())
+            if s.villager == vid and s.tick <= run.at]
+    return name, rows
+
+
+def counts(run: FeltRun) -> dict[str, int]:
+    """What the run did to felt memory, by event kind, zeros included."""
+    kinds = {k: 0 for k in ("refelt", "recurred", "forgotten", "absorbed")}
+    for c in run.changes:
+        if c.kind in ("refelt", "recurred", "forgotten", "absorbed"):
+            kinds[c.kind] += 1
+    groups = [g for n in run.report.nights for p in n.plans for g in p.groups]
+    kinds["plans"] = sum(len(n.plans) for n in run.report.nights)
+    kinds["plans refused"] = sum(1 for n in run.report.nights for p in n.plans if p.refused)
+    kinds["groups accepted"] = sum(1 for g in groups if g.ok)
+    kinds["groups refused"] = sum(1 for g in groups if not g.ok)
+    return kinds
+
+
+__all__ = ["Change", "FeltRun", "Journal", "NightView", "counts", "felt_rows", "nights",
+           "replay", "villager"]

@@ -1,0 +1,75 @@
+"""A small felt scenario for tests: three villagers, short days, nights, scripted answers.
+
+Days are 200 ticks so a test lives several of them in a second or two;
+the world is the committed village-day's, the importance table the
+shipped one with a valence table beside it (the shipped file's own, where
+it has one), and the thought file the shipped one with felt retrieval and
+a night block.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from kernel import config
+
+VALENCE = {
+    "did": {"founding": {"actor": 300}, "walk": {"actor": 0}, "meal": {"actor": 400},
+            "gather": {"actor": 300}, "gift": {"actor": 300}, "take": {"actor": 100},
+            "plea": {"actor": -500}},
+    "saw": {"sighting": {"witness": 100}, "parting": {"witness": -100},
+            "gift": {"target": 700, "witness": 200}, "take": {"target": -700, "witness": -300}},
+    "heard": {"plea": {"witness": -300}},
+}
+
+NIGHT = {"shown": 24, "groups": 4, "members": 6, "limit": 192}
+
+
+def make(folder: Path, *, days: int = 3, tpd: int = 200, night: dict | None = NIGHT,
+         importance: str = "weight", reflecting: tuple[str, ...] = ("Halla", "Ander", "Mose")) -> Path:
+    """Write a scenario folder and return it."""
+    root = Path(__file__).resolve().parents[2]
+    folder.mkdir(parents=True, exist_ok=True)
+    world = json.loads((root / "fixtures/village-day/world.json").read_text())
+    world["ticks_per_day"] = tpd
+    (folder / "world.json").write_text(json.dumps(world))
+    imp = config.thaw(config.load("importance").value)
+    imp.setdefault("valence", VALENCE)
+    (folder / "importance.json").write_text(json.dumps(imp))
+    th = config.thaw(config.load("thought").value)
+    th["reflection"]["every"] = tpd
+    th["retrieval"]["importance"] = importance
+    th.pop("night", None)
+    if night is not None:
+        th["night"] = night
+    (folder / "thought.json").write_text(json.dumps(th))
+    (folder / "scenario.json").write_text(json.dumps({
+        "name": folder.name, "description": "a felt test scenario", "ticks": days * tpd,
+        "head_sha256": "0" * 64, "importance": "importance.json", "thought": "thought.json",
+        "reflecting": list(reflecting)}))
+    return folder
+
+
+def shown_ids(prompt: bytes) -> list[int]:
+    return [int(x) for x in re.findall(rb"^\[(\d+)\]", prompt, flags=re.M)]
+
+
+def answer(ask, *, statement=None, plan=None) -> str:
+    """A scripted answer to any call of a felt run: `statement(ask, ids)` and `plan(ask, ids)`
+    give the statement and the plan, by default a fresh statement citing the first row shown,
+    and a plan of one group of the first two rows shown."""
+    ids = shown_ids(ask.prompt)
+    if ask.purpose == "questions":
+        return json.dumps({"questions": ["What mattered today?", "Who was near me?"]})
+    if ask.purpose == "statement":
+        if statement is not None:
+            return statement(ask, ids)
+        return json.dumps({"statement": f"On tick {ask.seed} the day felt full",
+                           "drawn_from": ids[:1]})
+    if ask.purpose == "night":
+        if plan is not None:
+            return plan(ask, ids)
+        return json.dumps({"groups": [{"anchor": ids[0], "absorbed": ids[1:2]}]})
+    raise AssertionError(ask.purpose)

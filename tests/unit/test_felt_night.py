@@ -1,0 +1,214 @@
+"""Felt memory in a run: every felt event kind produced with a scripted oracle, and the
+felt projection folded from the log equal to the state the live run held."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+from felt_scenario import answer, make
+
+from kernel import engine
+from kernel import events as ev
+from kernel.engine import scenario as msc
+from kernel.engine.felt import FeltProjection, felt_of
+from kernel.log import read_ticks
+from kernel.testing import ScriptedOracle
+
+
+def run(tmp_path, name="felt", **kw):
+    answers = kw.pop("answers", None)
+    sc = msc.load(make(tmp_path / name, **kw))
+    oracle = ScriptedOracle([answers or answer] * 10_000, dim=64)
+    felt = felt_of(sc)
+    report = engine.run(sc, oracle, tmp_path / f"{name}.log", projections=[])
+    return sc, oracle, report, tmp_path / f"{name}.log", felt
+
+
+def kinds(path) -> Counter:
+    return Counter(e.kind for t in read_ticks(path) for e in t.events)
+
+
+def fold_felt(sc, path) -> FeltProjection:
+    mem = engine.MemoryProjection(sc.rules)
+    felt = felt_of(sc).follow(mem)
+    engine.fold(path, [mem, felt])
+    return felt
+
+
+@pytest.fixture(scope="module")
+def three_days(tmp_path_factory):
+    return run(tmp_path_factory.mktemp("felt"))
+
+
+def test_a_night_falls_at_each_days_last_tick_for_each_villager_who_reflects(three_days):
+    sc, oracle, report, path, _ = three_days
+    assert [n.now for n in report.nights] == [199, 399, 599]
+    assert all(n.villagers == (1, 2, 3) for n in report.nights)
+    nights = [a for a in oracle.asked if a.purpose == "night"]
+    assert {a.seed for a in nights} <= {t + v for t in (199, 399, 599) for v in (1, 2, 3)}
+    assert nights and {a.temperature for a in nights} == {0.0}
+    assert {a.limit for a in nights} == {192}
+
+
+def test_a_weight_one_row_is_forgotten_after_a_day_and_a_thought_never(three_days):
+    sc, _, report, path, _ = three_days
+    got = kinds(path)
+    assert got["forgotten"] > 0
+    felt = fold_felt(sc, path)
+    for r in felt.rows.values():
+        if r.is_thought:
+            assert r.forgotten_at is None and r.absorbed_into is None
+        if r.forgotten_at is not None:
+            assert r.forgotten_at - r.last_felt >= sc.world.ticks_per_day
+
+
+def test_an_accepted_group_absorbs_its_members_into_an_anchor_at_their_combined_strength(
+        three_days):
+    from kernel.laws import felt as lf
+    sc, _, report, path, _ = three_days
+    absorbed = [e for t in read_ticks(path) for e in t.events if isinstance(e, ev.Absorbed)]
+    refused = [e for t in read_ticks(path) for e in t.events
+               if isinstance(e, ev.Refusal) and e.purpose == "night"]
+    assert absorbed or refused
+    felt = fold_felt(sc, path)
+    for e in absorbed:
+        for a in e.absorbed:
+            assert felt.rows[a].absorbed_into == e.anchor
+        assert e.stored >= e.before >= 400
+    for n in report.nights:
+        for p in n.plans:
+            for g in p.groups:
+                if g.ok:
+                    assert g.stored == lf.combined([g.before, *(s for _, s in g.members)])
+                    assert all(s <= g.before for _, s in g.members)
+
+
+def test_folding_the_log_gives_the_felt_state_the_live_run_held(tmp_path):
+    sc = msc.load(make(tmp_path / "live"))
+    held = {}
+
+    def grab(en, ts, so_far):
+        held.setdefault("engine", en)
+        return ()
+
+    engine.run(sc, ScriptedOracle([answer] * 10_000, dim=64), tmp_path / "live.log",
+               phases=(("grab", grab), *engine.PHASES))
+    live = held["engine"].felt.snapshot()
+    folded = fold_felt(sc, tmp_path / "live.log")
+    assert folded.snapshot() == live
+    assert fold_felt(sc, tmp_path / "live.log").snapshot() == live
+
+
+def test_a_group_that_fails_a_check_is_refused_whole_and_the_others_stand(tmp_path):
+    def plan(ask, ids):
+        return json.dumps({"groups": [
+            {"anchor": 999_999, "absorbed": ids[:1]},          # not shown
+            {"anchor": ids[0], "absorbed": [ids[1], ids[1]]},  # given twice
+            {"anchor": ids[0], "absorbed": ids[1:2]},
+            {"anchor": ids[1], "absorbed": ids[:1]},           # claimed, where the group before stood
+        ]})
+
+    sc, _, report, path, _ = run(tmp_path, answers=lambda a: answer(a, plan=plan), days=2)
+    checks = Counter(g.check for n in report.nights for p in n.plans for g in p.groups)
+    assert checks["shown"] >= 1 and checks["distinct"] >= 1
+    refusals = [e for t in read_ticks(path) for e in t.events
+                if isinstance(e, ev.Refusal) and e.purpose == "night"]
+    assert {e.check for e in refusals} <= {"shown", "distinct", "claimed", "anchor", "stronger",
+                                           "living"}
+    assert any("was not shown tonight" in e.reason for e in refusals)
+
+
+def test_a_plan_that_is_not_the_shape_asked_for_is_refused_and_forgetting_still_runs(tmp_path):
+    sc, _, report, path, _ = run(tmp_path, answers=lambda a: answer(
+        a, plan=lambda ask, ids: "{\"groups\": [ {\"anchor\": 1}"), days=2)
+    got = kinds(path)
+    refusals = [e for t in read_ticks(path) for e in t.events
+                if isinstance(e, ev.Refusal) and e.purpose == "night"]
+    assert refusals and {e.check for e in refusals} == {"shaped"}
+    assert got["forgotten"] > 0 and got["absorbed"] == 0
+
+
+def test_no_night_block_no_night_and_no_night_call(tmp_path):
+    sc, oracle, report, path, _ = run(tmp_path, night=None, days=2)
+    assert report.nights == []
+    assert not any(a.purpose == "night" for a in oracle.asked)
+    assert not {"forgotten", "absorbed"} & set(kinds(path))
+
+
+def test_a_world_run_has_no_night(tmp_path):
+    sc = msc.load(make(tmp_path / "w", reflecting=()))
+    report = engine.run(sc, None, tmp_path / "w.log")
+    assert report.nights == []
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """The small felt scenario recorded with a scripted oracle, as `make record` records one."""
+    from kernel.oracle.record import RecordingOracle
+
+    d = tmp_path_factory.mktemp("rec")
+    folder = make(d / "felt-rec")
+    raw = json.loads((folder / "scenario.json").read_text())
+    raw["exemplars"] = str(d / "felt-rec.json")
+    (folder / "scenario.json").write_text(json.dumps(raw))
+    sc = msc.load(folder)
+    oracle = RecordingOracle(ScriptedOracle([answer] * 10_000, dim=64), d / "felt-rec.json")
+    rep = engine.run(sc, oracle, d / "rec.log")
+    oracle.save()
+    msc.write_digest(sc, rep.head_hex, recorded_with={"backend": "scripted", "models": {}})
+    return msc.load(folder), d / "rec.log"
+
+
+def test_the_night_mode_shows_each_nights_plan_checks_and_rows(recorded):
+    from click.testing import CliRunner
+
+    from kernel.cli import main
+    sc, _ = recorded
+    res = CliRunner().invoke(main, ["reflect", "--mode", "night", str(sc.folder)])
+    assert res.exit_code == 0, res.output
+    assert "night of day 1, tick 199" in res.output and "rows forgotten at tick" in res.output
+    assert "the whole run:" in res.output
+    res = CliRunner().invoke(main, ["reflect", "--mode", "night", "--who", "Ander", "--day", "2",
+                                           str(sc.folder)])
+    assert res.exit_code == 0 and "night of day 2" in res.output and "day 1" not in res.output
+    res = CliRunner().invoke(main, ["reflect", "--mode", "night", "--day", "9", str(sc.folder)])
+    assert res.exit_code == 1 and "no night on day 9" in res.output
+
+
+def test_the_felt_mode_shows_a_villagers_rows_with_their_strengths(recorded):
+    from click.testing import CliRunner
+
+    from kernel.cli import main
+    sc, _ = recorded
+    res = CliRunner().invoke(main, ["reflect", "--mode", "felt", "--who", "halla", str(sc.folder)])
+    assert res.exit_code == 0, res.output
+    assert "Halla's" in res.output and "forgotten at" in res.output
+    res = CliRunner().invoke(main, ["reflect", "--mode", "felt", "--who", "Halla", "--tick", "150",
+                                           str(sc.folder)])
+    assert res.exit_code == 0 and "at tick 150" in res.output and "forgotten at" not in res.output
+    res = CliRunner().invoke(main, ["reflect", "--mode", "felt", str(sc.folder)])
+    assert res.exit_code == 1 and "--who" in res.output
+
+
+def test_the_felt_view_shows_each_rows_felt_state_in_sql(recorded, tmp_path):
+    from kernel import store
+    from kernel.engine.felt import felt_of
+
+    sc, log = recorded
+    felt = felt_of(sc)
+    res = store.build(log, tmp_path / "i.duckdb", rules=sc.rules, valences=felt.valences,
+                      ticks_per_day=sc.world.ticks_per_day)
+    q = store.query(res.db_path, "SELECT count(*), count(forgotten_at), count(absorbed_into), "
+                                 "min(felt_now), max(stored), sum(refelt_count) FROM felt")
+    (n, forgotten, absorbed, low, high, _refelt), = q.rows
+    assert n == res.memory_rows
+    folded = fold_felt(sc, log)
+    assert forgotten == sum(1 for r in folded.rows.values() if r.forgotten_at is not None) > 0
+    assert absorbed == sum(1 for r in folded.rows.values() if r.absorbed_into is not None)
+    assert 0 <= low and high <= 1
+    cols = store.query(res.db_path, "SELECT * FROM felt LIMIT 1").columns
+    assert list(cols) == ["villager", "id", "tick", "kind", "text", "intensity", "valence",
+                          "stored", "last_felt", "felt_now", "forgotten_at", "absorbed_into",
+                          "refelt_count"]
