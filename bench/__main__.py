@@ -9,7 +9,8 @@ from __future__ import annotations
 import importlib
 import sys
 
-SUITES = ("bench_log", "bench_laws", "bench_world", "bench_replay", "bench_retrieval", "bench_felt")
+SUITES = ("bench_log", "bench_laws", "bench_world", "bench_replay", "bench_retrieval", "bench_felt",
+          "bench_cluster")
 
 
 def main(argv: list[str]) -> int:
