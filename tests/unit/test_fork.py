@@ -217,3 +217,26 @@ def test_a_forked_scenario_replays_from_its_parents_recording_and_its_own(tmp_pa
     got = CliRunner().invoke(main, ["replay", str(folder)])
     assert got.exit_code == 0, got.output
     assert read_header(tmp_path / "a.log").fork_at == 1000
+
+
+def _committed_forks() -> list[str]:
+    from kernel.engine import scenario as msc
+    return [n for n in msc.committed() if msc.load(n).parent is not None]
+
+
+def test_every_committed_fork_replays_and_shares_its_parents_first_ticks_frame_for_frame(tmp_path):
+    from kernel.oracle import make
+    for name in _committed_forks():
+        sc = engine.load_scenario(name)
+        parent = engine.load_scenario(sc.parent)
+        mine, theirs = tmp_path / f"{name}.log", tmp_path / f"{parent.name}.log"
+        oracle = make("replay", replay_from=sc.exemplars)
+        r = engine.run(sc, oracle, mine)
+        assert r.head_hex == sc.head_sha256 and oracle.unread == 0, name
+        engine.run(parent, None if parent.world_only else make("replay", replay_from=parent.exemplars),
+                   theirs)
+        a, b = frames(mine), frames(theirs)
+        assert [p for p, _ in a[1:sc.fork_at + 1]] == [p for p, _ in b[1:sc.fork_at + 1]], name
+        h = read_header(mine)
+        assert (h.fork_at, h.parent, h.parent_chain) == (sc.fork_at, parent.head_sha256,
+                                                         b[sc.fork_at][1].hex()), name
