@@ -46,17 +46,24 @@ class ForkError(VillageError):
     """A fork that cannot be made as asked: one line naming the rule and the value."""
 
 
-def by_digest(digest: str) -> Scenario | None:
-    """The home's scenario whose runs carry `digest` in their header, or the home's world run."""
+def by_digest(digest: str, *, forks: bool = False) -> Scenario | None:
+    """The home's scenario whose runs carry `digest` in their header, or the home's world run.
+
+    A forked scenario is one only with `forks`, and after every scenario that is not a fork.
+    """
     from kernel.engine import scenario as msc
 
+    found = []
     for name in msc.committed():
         try:
             sc = msc.load(name)
         except VillageError:
             continue
-        if sc.header_digest == digest and not is_fork(sc):
-            return sc
+        if sc.header_digest == digest and (forks or not is_fork(sc)):
+            found.append(sc)
+    found.sort(key=is_fork)
+    if found:
+        return found[0]
     try:
         w = msc.of_world("world")
     except VillageError:

@@ -345,7 +345,7 @@ def _costs(rerun: _Rerun) -> tuple[tuple[Call, ...], tuple[RoundCost, ...]]:
 def scenario_for(digest: str) -> Scenario | None:
     """The home's scenario whose runs' headers carry `digest`, or None."""
     from kernel.engine.fork import by_digest
-    return by_digest(digest)
+    return by_digest(digest, forks=True)
 
 
 def day(source: str | os.PathLike | Scenario, *, exemplars: str | os.PathLike | None = None) -> Day:
@@ -547,6 +547,9 @@ def _build(log: Path, sc: Scenario | None, rerun: _Rerun | None, note: str | Non
         rnote = None if retrievals else "no statement was asked for in this run"
         calls, rounds = _costs(rerun)
         cnote = None if calls else "no model was called in this run"
+        if sc is not None and sc.parent is not None:
+            cnote = (f"the rounds before tick {sc.fork_at} are {sc.parent}'s, answered from its "
+                     f"recording: their calls are in its report, and show no calls here")
     else:
         retrievals, calls, rounds = (), (), ()
         if note is not None:
