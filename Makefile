@@ -16,7 +16,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml setup.py kernel/log/_chain.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install --quiet -e '.[dev,embedded,embed]'
+	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install --quiet -e '.[dev,embedded,embed,cluster]'
 	touch $(STAMP)
 
 test: setup
