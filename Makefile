@@ -1,6 +1,6 @@
 # One command does all its own set-up: every target depends on `setup`,
-# which creates .venv and installs the project with its dev, embedded and
-# embed extras once (the stamp file makes it idempotent), then puts the
+# which creates .venv and installs the project with its dev, embedded, embed and cluster
+# extras once (the stamp file makes it idempotent), then puts the
 # sentence embedder's pinned files in place (`village embed --install`: a
 # file already there at its sha256 is left alone, so it fetches at most once).
 PYTHON ?= python3
