@@ -142,7 +142,10 @@ def _resolve(name: str, spec: Spec) -> dict[str, Any]:
     if not sc.world_only:
         value["thought"] = config.read_json(files["thought"])
         value["models"] = config.read_json(files["models"])
-        value["embedder"] = config.read_json(files["embedder"])
+        # the sentence embedder's config, where the kernel has one: a run's home carries it
+        emb = files.get("embedder") or config.config_file("embedder.json")
+        if Path(emb).is_file():
+            value["embedder"] = config.read_json(emb)
         value["templates"] = {}
         from kernel.seam import template_file
         for t in (QUESTIONS, STATEMENT):
@@ -170,7 +173,8 @@ def _files(base: dict[str, Any], seed: int, patch: Mapping[str, Any], ticks: int
         raw.update(thought="thought.json", models="models.json")
         files[f"{SCENARIO_DIR}/thought.json"] = _json(thought)
         files[f"{SCENARIO_DIR}/models.json"] = _json(base["models"])
-        files["configs/embedder.json"] = _json(base["embedder"])
+        if "embedder" in base:
+            files["configs/embedder.json"] = _json(base["embedder"])
         for n, b in base["templates"].items():
             files[f"configs/{n}"] = b
     elif "thought" in patch:
