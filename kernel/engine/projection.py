@@ -14,9 +14,12 @@ not decide what a row says or weighs (kernel.laws does) or write the log.
 
 from __future__ import annotations
 
+import gc
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from typing import Protocol
 
@@ -38,8 +41,59 @@ class Projection(Protocol):
     def apply(self, tick: int, events: Sequence[ev.Event]) -> object: ...
 
 
+class _Grown:
+    """One numpy column appended to in blocks: capacity doubles, so appending is linear."""
+
+    __slots__ = ("data", "n")
+
+    def __init__(self, dtype, width: int = 0, block: int = 4096):
+        self.data = np.empty((block, width) if width else block, dtype=dtype)
+        self.n = 0
+
+    def extend(self, values: np.ndarray) -> None:
+        k = len(values)
+        if self.n + k > len(self.data):
+            cap = max(2 * len(self.data), self.n + k)
+            grown = np.empty((cap, *self.data.shape[1:]), dtype=self.data.dtype)
+            grown[:self.n] = self.data[:self.n]
+            self.data = grown
+        self.data[self.n:self.n + k] = values
+        self.n += k
+
+    @property
+    def view(self) -> np.ndarray:
+        return self.data[:self.n]
+
+
+@dataclass(frozen=True, slots=True)
+class Columns:
+    """Rows as columns, in the same order: ids, villagers, ticks and weights as numpy arrays.
+
+    What a law that works on arrays (ranking, felt strength) reads instead of
+    reading each row object's attributes. The arrays are views: read them,
+    never write them.
+    """
+
+    ids: np.ndarray          # int64
+    villagers: np.ndarray    # int64
+    ticks: np.ndarray        # int64
+    weights: np.ndarray      # int8, 1..10
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+_COLUMNS = (("id", np.int64), ("villager", np.int64), ("tick", np.int64), ("weight", np.int8))
+
+
 class MemoryProjection:
-    """Perception and every villager's memory stream: the rows the log folds to, in id order."""
+    """Perception and every villager's memory stream: the rows the log folds to, in id order.
+
+    `rows` and `streams` hold the row objects, as the mind and the reports
+    read them. `columns()` and `columns_of(villager)` hold the same rows as
+    numpy columns, appended in blocks from the rows not yet columned when
+    they are asked for, so a fold that never asks pays nothing for them.
+    """
 
     def __init__(self, rules: Importance):
         self.rules = rules
@@ -50,12 +104,19 @@ class MemoryProjection:
         self.rows: list[Memory] = []
         self.streams: dict[int, list[Memory]] = {}
         self.last_tick: int | None = None
+        self._cols = [_Grown(t) for _, t in _COLUMNS]
+        self._positions: dict[int, list[np.ndarray]] = {}   # villager -> blocks of row positions
 
     def apply(self, tick: int, events: Sequence[ev.Event]) -> tuple[Memory, ...]:
         self.state, got = perceive(self.state, tick, events)
-        self.rows.extend(got)
-        for m in got:
-            self.streams.setdefault(m.villager, []).append(m)
+        if got:
+            self.rows.extend(got)
+            streams = self.streams
+            for m in got:
+                s = streams.get(m.villager)
+                if s is None:
+                    s = streams[m.villager] = []
+                s.append(m)
         self.last_tick = tick
         return got
 
@@ -72,6 +133,38 @@ class MemoryProjection:
 
     def counts(self) -> dict[int, int]:
         return {v: len(rows) for v, rows in self.streams.items()}
+
+    def _catch_up(self) -> None:
+        done = self._cols[0].n
+        fresh = self.rows[done:]
+        if not fresh:
+            return
+        k = len(fresh)
+        for (name, dtype), col in zip(_COLUMNS, self._cols, strict=True):
+            col.extend(np.fromiter(map(attrgetter(name), fresh), dtype=dtype, count=k))
+        # each villager's positions in this block, in row order
+        who = self._cols[1].view[done:]
+        order = np.argsort(who, kind="stable")
+        vs, starts = np.unique(who[order], return_index=True)
+        for v, a, b in zip(vs.tolist(), starts.tolist(), [*starts[1:].tolist(), k], strict=True):
+            self._positions.setdefault(v, []).append(order[a:b] + done)
+
+    def columns(self) -> Columns:
+        """Every row so far as columns, in id order."""
+        self._catch_up()
+        return Columns(*(c.view for c in self._cols))
+
+    def columns_of(self, villager: int) -> Columns:
+        """`villager`'s stream as columns, in its order (the order of `of(villager)`)."""
+        self._catch_up()
+        blocks = self._positions.get(villager)
+        if not blocks:
+            at = np.empty(0, dtype=np.int64)
+        else:
+            if len(blocks) > 1:
+                blocks[:] = [np.concatenate(blocks)]
+            at = blocks[0]
+        return Columns(*(c.view[at] for c in self._cols))
 
 
 Embedder = Callable[[Sequence[str]], Sequence[np.ndarray | None]]
@@ -96,8 +189,98 @@ class RecordedVectors:
         return [self.by_text.get(t) for t in texts]
 
 
+class VectorMatrix(MutableMapping):
+    """Vectors by row id, held as one float32 matrix appended in blocks.
+
+    A mapping (`by_id[row]`, `row in by_id`) for the code that reads one
+    vector at a time, and `matrix` / `ids` / `rows_of(ids)` for code that
+    reads them all at once. A vector is kept bit for bit: one that is not a
+    float32 row of the matrix's width is held aside, as it came.
+    """
+
+    def __init__(self) -> None:
+        self._mat: _Grown | None = None
+        self._ids = _Grown(np.int64)
+        self._at: dict[int, int] = {}            # row id -> matrix row
+        self._aside: dict[int, np.ndarray] = {}
+
+    def __getitem__(self, row: int) -> np.ndarray:
+        at = self._at.get(row)
+        if at is not None:
+            return self._mat.data[at]  # type: ignore[union-attr]
+        return self._aside[row]
+
+    def __setitem__(self, row: int, v: np.ndarray) -> None:
+        v = np.asarray(v)
+        self._at.pop(row, None)
+        self._aside.pop(row, None)
+        if v.dtype != np.float32 or v.ndim != 1 or (self._mat is not None
+                                                    and v.shape[0] != self._mat.data.shape[1]):
+            self._aside[row] = v
+            return
+        if self._mat is None:
+            self._mat = _Grown(np.float32, width=v.shape[0], block=1024)
+        self._at[row] = self._mat.n
+        self._mat.extend(v[None, :])
+        self._ids.extend(np.array([row], dtype=np.int64))
+
+    def update(self, other=(), /, **kw) -> None:  # one block, not one row at a time
+        items = list(other.items() if isinstance(other, Mapping) else other) + list(kw.items())
+        plain = [(r, v) for r, v in items
+                 if isinstance(v, np.ndarray) and v.dtype == np.float32 and v.ndim == 1
+                 and r not in self._at and r not in self._aside
+                 and (self._mat is None or v.shape[0] == self._mat.data.shape[1])]
+        width = {v.shape[0] for _, v in plain}
+        if len(plain) < 2 or len(width) != 1 or len({r for r, _ in plain}) != len(plain):
+            for r, v in items:
+                self[r] = v
+            return
+        if self._mat is None:
+            self._mat = _Grown(np.float32, width=width.pop(), block=1024)
+        base = self._mat.n
+        self._mat.extend(np.stack([v for _, v in plain]))
+        self._ids.extend(np.fromiter((r for r, _ in plain), dtype=np.int64, count=len(plain)))
+        for i, (r, _) in enumerate(plain):
+            self._at[r] = base + i
+        taken = {r for r, _ in plain}
+        for r, v in items:
+            if r not in taken:
+                self[r] = v
+
+    def __delitem__(self, row: int) -> None:
+        if self._at.pop(row, None) is None:
+            del self._aside[row]
+
+    def __iter__(self):
+        yield from self._at
+        yield from self._aside
+
+    def __len__(self) -> int:
+        return len(self._at) + len(self._aside)
+
+    def __contains__(self, row: object) -> bool:
+        return row in self._at or row in self._aside
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """Every float32 vector, one row each, in the order they came (rows of `ids`)."""
+        if self._mat is None:
+            return np.zeros((0, 0), dtype=np.float32)
+        return self._mat.view
+
+    @property
+    def ids(self) -> np.ndarray:
+        """The row id of each row of `matrix` (a replaced vector's old row keeps its id)."""
+        return self._ids.view
+
+    def rows_of(self, ids: Sequence[int]) -> np.ndarray:
+        """The matrix rows holding these ids' vectors, in that order; KeyError for one it lacks."""
+        at = self._at
+        return np.fromiter((at[i] for i in ids), dtype=np.int64, count=len(ids))
+
+
 class VectorsProjection:
-    """The vector of every row that was embedded, by row id.
+    """The vector of every row that was embedded, by row id (`by_id`, a `VectorMatrix`).
 
     In a live run the reflect phase adds what the oracle answered (`add`).
     Folded from a log, the vectors come from `source`: the log alone cannot
@@ -112,7 +295,7 @@ class VectorsProjection:
         self.start()
 
     def start(self) -> None:
-        self.by_id: dict[int, np.ndarray] = {}
+        self.by_id: VectorMatrix = VectorMatrix()
         self._looked = 0                       # rows of `memory` already looked up
 
     def follow(self, memory: MemoryProjection) -> VectorsProjection:
@@ -129,9 +312,13 @@ class VectorsProjection:
         fresh = self._memory.rows[self._looked:]
         self._looked = len(self._memory.rows)
         if fresh:
-            for m, v in zip(fresh, self.source([m.text for m in fresh]), strict=True):
-                if v is not None:
-                    self.by_id[m.id] = v
+            got = {m.id: v for m, v in zip(fresh, self.source([m.text for m in fresh]), strict=True)
+                   if v is not None}
+            self.by_id.update(got)
+
+    @property
+    def matrix(self) -> np.ndarray:
+        return self.by_id.matrix
 
     def vector(self, row: int) -> np.ndarray:
         try:
@@ -147,6 +334,23 @@ class Folded:
     head_hex: str
     last_tick: int | None
     ticks: int
+
+
+@contextmanager
+def _collector_paused():
+    """The cyclic garbage collector off for a fold, and back as it was after.
+
+    A fold makes rows that live to its end and hold no cycles; the collector
+    walks every one of them again at each of its passes, which cost a long
+    fold a fifth of its time. Reference counting still frees what dies.
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def fold(log: str | os.PathLike, projections: Iterable[Projection], *,
@@ -170,12 +374,13 @@ def fold(log: str | os.PathLike, projections: Iterable[Projection], *,
                                    "put one before it")
             p.follow(mem)
     head, last, n = "", None, 0
-    for t in read_ticks(log):
-        if until is not None and t.tick > until:
-            break
-        for p in ps:
-            p.apply(t.tick, t.events)
-        head, last, n = t.chain.hex(), t.tick, n + 1
+    with _collector_paused():
+        for t in read_ticks(log):
+            if until is not None and t.tick > until:
+                break
+            for p in ps:
+                p.apply(t.tick, t.events)
+            head, last, n = t.chain.hex(), t.tick, n + 1
     if not head:
         from kernel.log import verify
         head = verify(log).head_hex

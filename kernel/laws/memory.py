@@ -75,6 +75,37 @@ class Memory:
     def is_thought(self) -> bool:
         return self.kind == "thought"
 
+    @classmethod
+    def trusted(cls, id: int, villager: int, tick: int, kind: str, event: str, text: str,
+                weight: int, about: tuple[int, ...], drawn_from: tuple[int, ...] = ()) -> Memory:
+        """A row made with no checks, for code that builds rows it has already made right.
+
+        Perception makes every world row of a run (a million for a long one), and
+        checking each column of each was most of what the fold cost. The caller
+        answers for what `__post_init__` would check: integer columns, a kind in
+        KINDS, a weight in 1..10, `about` and `drawn_from` as ascending tuples.
+        Anything from outside (a thought event, a test) goes through `Memory(...)`.
+        """
+        m = _new(cls)
+        _set_id(m, id)
+        _set_villager(m, villager)
+        _set_tick(m, tick)
+        _set_kind(m, kind)
+        _set_event(m, event)
+        _set_text(m, text)
+        _set_weight(m, weight)
+        _set_about(m, about)
+        _set_drawn_from(m, drawn_from)
+        return m
+
+
+# The slots' own setters: a frozen dataclass refuses `m.id = ...`, and going
+# through object.__setattr__ by name costs half again as much.
+_new = object.__new__
+(_set_id, _set_villager, _set_tick, _set_kind, _set_event, _set_text, _set_weight, _set_about,
+ _set_drawn_from) = (Memory.__dict__[f].__set__ for f in (
+     "id", "villager", "tick", "kind", "event", "text", "weight", "about", "drawn_from"))
+
 
 @dataclass(frozen=True, slots=True)
 class ThoughtWeight:

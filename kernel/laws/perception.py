@@ -16,6 +16,12 @@ events at ticks up to T and on nothing after. A villager is given a row
 about another only while that other is in its sight, as the sight events in
 the log say.
 
+The fold is the cost of every index and replay, so it is written for speed
+without giving up purity: a state's maps are never changed once the state
+is made, and a frame copies only the maps it changes (copy on write), so an
+old state (a preview, a fork's point) stays what it was. World rows are made
+with `Memory.trusted`, as this fold builds every column itself.
+
 This module owns that fold and the wording of world rows. It must not read
 the log, files or a clock: the edge that reads a log calls it frame by frame.
 """
@@ -23,24 +29,27 @@ the log, files or a clock: the edge that reads a log calls it frame by frame.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from kernel import events as ev
 from kernel.laws._errors import LawError
 from kernel.laws._errors import tick as check_tick
-from kernel.laws.importance import Importance
+from kernel.laws.importance import HIGHEST, LOWEST, Importance
 from kernel.laws.memory import Memory
 
 FIRST_ID = 1
 """The first row of a run is memory 1, as a reader counts."""
+
+_row = Memory.trusted
+_EMPTY: frozenset = frozenset()
 
 
 class PerceptionError(LawError):
     """The events handed to perception cannot be a frame of one run's log."""
 
 
-@dataclass(frozen=True, slots=True)
-class Run:
+class Run(NamedTuple):
     """An open meal (on one cell) or journey (from a cell to the latest), not yet remembered."""
 
     villager: int
@@ -53,39 +62,78 @@ class Run:
     last: int           # the tick of its latest mouthful or step
 
 
+_run = tuple.__new__
+"""`_run(Run, values)`: a Run without the keyword handling of `Run(...)`, made once a mouthful."""
+
+
+class _Table:
+    """The importance table as the fold reads it a million times: plain dicts and integers."""
+
+    __slots__ = ("rules", "base", "bonus", "bands", "high_first", "at_zero", "meal_run",
+                 "journey_run")
+
+    def __init__(self, rules: Importance):
+        self.rules = rules
+        self.base = dict(rules.base)
+        self.bonus = rules.first_bonus
+        self.bands = tuple(rules.bands)
+        self.high_first = tuple(reversed(self.bands))
+        self.at_zero = rules.band(0)
+        self.meal_run = rules.meal_run
+        self.journey_run = rules.journey_run
+
+    def weigh(self, kind: str, event: str, first: bool, milligrams: int) -> int:
+        """Importance.weigh's arithmetic, with its refusals left to it."""
+        b = self.base.get((kind, event))
+        if b is None or type(milligrams) is not int or milligrams < 0:
+            return self.rules.weigh(kind, event, first=first, milligrams=milligrams)
+        raw = b + self.bonus if first else b
+        for at, add in self.high_first:
+            if milligrams >= at:
+                raw += add
+                break
+        return LOWEST if raw < LOWEST else HIGHEST if raw > HIGHEST else raw
+
+
 @dataclass(frozen=True, slots=True)
 class Perception:
-    """Everything perception carries from one frame to the next; rows themselves are not kept."""
+    """Everything perception carries from one frame to the next; rows themselves are not kept.
+
+    The maps are never changed once a state holds them: a frame that changes
+    one works on a copy, and the next state holds the copy.
+    """
 
     rules: Importance
     next_id: int = FIRST_ID
     last_tick: int | None = None
-    names: tuple[tuple[int, str], ...] = ()
-    sight: frozenset[tuple[int, int]] = frozenset()   # (viewer, seen)
-    meals: tuple[Run, ...] = ()
-    journeys: tuple[Run, ...] = ()
-    firsts: frozenset[tuple[int, str, str]] = field(default=frozenset())
+    names: Mapping[int, str] = field(default_factory=dict)
+    sight: Mapping[int, frozenset[int]] = field(default_factory=dict)       # viewer -> seen
+    seers: Mapping[int, tuple[int, ...]] = field(default_factory=dict,     # seen -> viewers
+                                                 compare=False)
+    meals: Mapping[int, Run] = field(default_factory=dict)                  # by villager
+    journeys: Mapping[int, Run] = field(default_factory=dict)
+    meal_cells: frozenset[tuple[int, int, int]] = field(default=frozenset(),  # (villager, x, y)
+                                                        compare=False)   # of each open meal
+    firsts: Mapping[int, frozenset[tuple[str, str]]] = field(default_factory=dict)
+    table: _Table | None = field(default=None, compare=False, repr=False)
 
     def name(self, villager: int) -> str:
-        for i, n in self.names:
-            if i == villager:
-                return n
-        return f"villager {villager}"
+        return self.names.get(villager, f"villager {villager}")
 
     def sees(self, viewer: int, seen: int) -> bool:
-        return (viewer, seen) in self.sight
+        return seen in self.sight.get(viewer, _EMPTY)
 
 
 def start(rules: Importance) -> Perception:
     """Perception before a run's first frame."""
     if not isinstance(rules, Importance):
         raise LawError(f"Expected an Importance table but got rules={rules!r}")
-    return Perception(rules=rules)
+    return Perception(rules=rules, table=_Table(rules))
 
 
 def had_first(state: Perception, villager: int, kind: str, event: str) -> bool:
     """Whether `villager` already has a row of this kind and event (so no first bonus is due)."""
-    return (villager, kind, event) in state.firsts
+    return (kind, event) in state.firsts.get(villager, _EMPTY)
 
 
 def thought_weight_for(state: Perception, villager: int) -> int:
@@ -111,6 +159,11 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+def _pair(a: int, b: int) -> tuple[int, ...]:
+    """{a, b} as an ascending tuple, each once."""
+    return (a, b) if a < b else (b, a) if b < a else (a,)
+
+
 # -- the fold -----------------------------------------------------------------
 
 
@@ -119,55 +172,133 @@ class _Frame:
 
     def __init__(self, state: Perception, tick: int):
         self.state = state
+        self.table = state.table if state.table is not None else _Table(state.rules)
         self.tick = tick
         self.next_id = state.next_id
-        self.names = dict(state.names)
+        self.names = state.names
+        self.names_copied = False
         self.sight = state.sight
-        self.sight_changed = False
-        self.seers: dict[int, list[int]] | None = None
-        self.meals = {r.villager: r for r in state.meals}
-        self.journeys = {r.villager: r for r in state.journeys}
+        self.seers = state.seers
+        self.sight_copied = False
+        self.meals = dict(state.meals)
+        self.journeys = dict(state.journeys)
+        self.meal_cells = state.meal_cells
+        self.meal_cells_copied = False
         self.firsts = state.firsts
-        self.new_firsts: set[tuple[int, str, str]] = set()
+        self.firsts_copied = False
         self.rows: list[Memory] = []
 
     def name(self, villager: int) -> str:
-        return self.names.get(villager, f"villager {villager}")
+        n = self.names.get(villager)
+        return n if n is not None else f"villager {villager}"
 
     def sees(self, viewer: int, *others: int) -> bool:
+        seen = self.sight.get(viewer, _EMPTY)
         for o in others:
-            if o != viewer and (viewer, o) not in self.sight:
+            if o != viewer and o not in seen:
                 return False
         return True
 
     def first(self, villager: int, kind: str, event: str) -> bool:
-        key = (villager, kind, event)
-        if key in self.firsts or key in self.new_firsts:
+        had = self.firsts.get(villager, _EMPTY)
+        if (kind, event) in had:
             return False
-        self.new_firsts.add(key)
+        if not self.firsts_copied:
+            self.firsts = dict(self.firsts)
+            self.firsts_copied = True
+        self.firsts[villager] = had | {(kind, event)}
         return True
 
-    def row(self, villager: int, kind: str, event: str, text: str, about: Iterable[int],
+    def row(self, villager: int, kind: str, event: str, text: str, about: tuple[int, ...],
             milligrams: int = 0) -> None:
-        about = tuple(sorted(set(about)))
+        """A world row, `about` already an ascending tuple of ids, each once."""
         # the rule in one place: nothing about another unless they are in sight now
-        if not self.sees(villager, *about):
-            return
-        weight = self.state.rules.weigh(kind, event, first=self.first(villager, kind, event),
-                                        milligrams=milligrams)
-        self.rows.append(Memory(id=self.next_id, villager=villager, tick=self.tick, kind=kind,
-                                event=event, text=text, weight=weight, about=about))
+        if about:
+            seen = self.sight.get(villager, _EMPTY)
+            for o in about:
+                if o != villager and o not in seen:
+                    return
+        # self.first and _Table.weigh, written out: this runs once a row
+        key = (kind, event)
+        had = self.firsts.get(villager, _EMPTY)
+        first = key not in had
+        if first:
+            if not self.firsts_copied:
+                self.firsts = dict(self.firsts)
+                self.firsts_copied = True
+            self.firsts[villager] = had | {key}
+        t = self.table
+        w = t.base.get(key)
+        if w is None or type(milligrams) is not int or milligrams < 0:
+            w = t.rules.weigh(kind, event, first=first, milligrams=milligrams)
+        else:
+            if first:
+                w += t.bonus
+            if milligrams:
+                for at, add in t.high_first:
+                    if milligrams >= at:
+                        w += add
+                        break
+            else:
+                w += t.at_zero
+            w = LOWEST if w < LOWEST else HIGHEST if w > HIGHEST else w
+        self.rows.append(_row(self.next_id, villager, self.tick, kind, event, text, w, about))
         self.next_id += 1
+
+    def rows_of_witnesses(self, who: list[int], kind: str, event: str, text: str,
+                          about: tuple[int, ...], milligrams: int = 0) -> None:
+        """`row` for each of `who`, every one already known to see everyone in `about`.
+
+        Most rows of a busy village are witnesses' rows of one event: one text,
+        one weight with the first bonus and one without, so both are worked
+        out once here rather than once a row.
+        """
+        t = self.table
+        key = (kind, event)
+        base = t.base.get(key)
+        if base is None or type(milligrams) is not int or milligrams < 0:
+            for w in who:
+                self.row(w, kind, event, text, about, milligrams)
+            return
+        if milligrams:
+            for at, add in t.high_first:
+                if milligrams >= at:
+                    base += add
+                    break
+        else:
+            base += t.at_zero
+        plain = LOWEST if base < LOWEST else HIGHEST if base > HIGHEST else base
+        base += t.bonus
+        first = LOWEST if base < LOWEST else HIGHEST if base > HIGHEST else base
+        rows, tick, nid = self.rows, self.tick, self.next_id
+        for w in who:
+            had = self.firsts.get(w, _EMPTY)
+            if key in had:
+                weight = plain
+            else:
+                if not self.firsts_copied:
+                    self.firsts = dict(self.firsts)
+                    self.firsts_copied = True
+                self.firsts[w] = had | {key}
+                weight = first
+            rows.append(_row(nid, w, tick, kind, event, text, weight, about))
+            nid += 1
+        self.next_id = nid
 
     def witnesses(self, *parties: int) -> list[int]:
         """Everyone else who has every party in sight, by id."""
-        if self.seers is None:
-            # who sees whom, turned round once a frame rather than once an event
-            self.seers = {}
-            for v, s in self.sight:
-                self.seers.setdefault(s, []).append(v)
-        return sorted(w for w in self.seers.get(parties[0], ())
-                      if w not in parties and self.sees(w, *parties))
+        sight = self.sight
+        out = []
+        for w in self.seers.get(parties[0], ()):
+            if w in parties:
+                continue
+            seen = sight.get(w, _EMPTY)
+            for p in parties:
+                if p not in seen:
+                    break
+            else:
+                out.append(w)
+        return out
 
     # -- runs ---------------------------------------------------------------
 
@@ -179,50 +310,82 @@ class _Frame:
     def remember_journey(self, r: Run) -> None:
         self.row(r.villager, "did", "walk", f"went from {r.x},{r.y} to {r.to_x},{r.to_y}", ())
 
+    def open_cells(self) -> set[tuple[int, int, int]]:
+        if not self.meal_cells_copied:
+            self.meal_cells = set(self.meal_cells)  # type: ignore[assignment]
+            self.meal_cells_copied = True
+        return self.meal_cells  # type: ignore[return-value]
+
     def close_stopped(self, events: tuple[ev.Event, ...]) -> None:
         # A run that does not go on in this frame stopped last tick: remember
         # it now, before anything else of this frame, in villager order.
-        eating = {(e.villager, e.x, e.y) for e in events if isinstance(e, ev.Ate)}
-        walking = {e.villager for e in events if isinstance(e, ev.Walked)}
-        for v in sorted(self.meals):
-            r = self.meals[v]
-            if r.last != self.tick - 1 or (v, r.x, r.y) not in eating:
-                del self.meals[v]
-                self.remember_meal(r)
-        for v in sorted(self.journeys):
-            r = self.journeys[v]
-            if r.last != self.tick - 1 or v not in walking:
-                del self.journeys[v]
-                self.remember_journey(r)
+        meals, journeys = self.meals, self.journeys
+        if not meals and not journeys:
+            return
+        # Every open run went on in the state's last frame (one that did not was
+        # closed there), so all stop when this frame does not follow it at once,
+        # and otherwise exactly those this frame does not continue.
+        following = self.state.last_tick == self.tick - 1
+        if meals:
+            if following:
+                eating = {(e.villager, e.x, e.y) for e in events if isinstance(e, ev.Ate)}
+                stopped = sorted(v for v, _, _ in self.meal_cells - eating)
+            else:
+                stopped = sorted(meals)
+            if stopped:
+                cells = self.open_cells()
+                for v in stopped:
+                    r = meals.pop(v)
+                    cells.discard((v, r.x, r.y))
+                    self.remember_meal(r)
+        if journeys:
+            if following:
+                stopped = sorted(journeys.keys() - {e.villager for e in events
+                                                    if isinstance(e, ev.Walked)})
+            else:
+                stopped = sorted(journeys)
+            for v in stopped:
+                self.remember_journey(journeys.pop(v))
 
     def ate(self, e: ev.Ate) -> None:
-        r = self.meals.get(e.villager)
-        if r is not None and (r.x, r.y) != (e.x, e.y):
-            del self.meals[e.villager]
+        v = e.villager
+        meals = self.meals
+        r = meals.get(v)
+        if r is not None and (r.x != e.x or r.y != e.y):
+            del meals[v]
+            self.open_cells().discard((v, r.x, r.y))
             self.remember_meal(r)
             r = None
         if r is None:
-            r = Run(e.villager, e.x, e.y, e.x, e.y, e.mouthfuls, e.milligrams, self.tick)
+            r = _run(Run, (v, e.x, e.y, e.x, e.y, e.mouthfuls, e.milligrams, self.tick))
+            opened = True
         else:
-            r = replace(r, count=r.count + e.mouthfuls, milligrams=r.milligrams + e.milligrams,
-                        last=self.tick)
-        if r.count >= self.state.rules.meal_run:
-            self.meals.pop(e.villager, None)
+            r = _run(Run, (v, r.x, r.y, r.to_x, r.to_y, r.count + e.mouthfuls,
+                           r.milligrams + e.milligrams, self.tick))
+            opened = False
+        if r.count >= self.table.meal_run:
+            meals.pop(v, None)
+            if not opened:
+                self.open_cells().discard((v, r.x, r.y))
             self.remember_meal(r)
         else:
-            self.meals[e.villager] = r
+            meals[v] = r
+            if opened:
+                self.open_cells().add((v, r.x, r.y))
 
     def walked(self, e: ev.Walked) -> None:
-        r = self.journeys.get(e.villager)
+        v = e.villager
+        journeys = self.journeys
+        r = journeys.get(v)
         if r is None:
-            r = Run(e.villager, e.from_x, e.from_y, e.to_x, e.to_y, 1, 0, self.tick)
+            r = _run(Run, (v, e.from_x, e.from_y, e.to_x, e.to_y, 1, 0, self.tick))
         else:
-            r = replace(r, to_x=e.to_x, to_y=e.to_y, count=r.count + 1, last=self.tick)
-        if r.count >= self.state.rules.journey_run:
-            self.journeys.pop(e.villager, None)
+            r = _run(Run, (v, r.x, r.y, e.to_x, e.to_y, r.count + 1, r.milligrams, self.tick))
+        if r.count >= self.table.journey_run:
+            journeys.pop(v, None)
             self.remember_journey(r)
         else:
-            self.journeys[e.villager] = r
+            journeys[v] = r
 
     # -- one event ----------------------------------------------------------
 
@@ -243,17 +406,21 @@ class _Frame:
     def gave(self, e: ev.Gave) -> None:
         a, b, n, mg = e.giver, e.receiver, e.parcels, e.milligrams
         what = f"{_count(n, 'parcel', 'parcels')}, {grams(mg)}"
-        self.row(a, "did", "gift", f"handed {self.name(b)} {what}", (b,), mg)
-        told = f"{self.name(a)} handed {self.name(b)} {what}"
-        for w in [b, *self.witnesses(a, b)]:
-            self.row(w, "saw", "gift", told, (a, b), mg)
+        name = self.name
+        self.row(a, "did", "gift", f"handed {name(b)} {what}", (b,), mg)
+        told = f"{name(a)} handed {name(b)} {what}"
+        about = _pair(a, b)
+        self.row(b, "saw", "gift", told, about, mg)
+        self.rows_of_witnesses(self.witnesses(a, b), "saw", "gift", told, about, mg)
 
     def took(self, e: ev.Took) -> None:
         a, b, n, mg = e.taker, e.owner, e.parcels, e.milligrams
         what = f"{_count(n, 'parcel', 'parcels')} out of {self.name(b)}'s hands, {grams(mg)}"
         self.row(a, "did", "take", f"took {what}", (b,), mg)
-        for w in [b, *self.witnesses(a, b)]:
-            self.row(w, "saw", "take", f"{self.name(a)} took {what}", (a, b), mg)
+        told = f"{self.name(a)} took {what}"
+        about = _pair(a, b)
+        self.row(b, "saw", "take", told, about, mg)
+        self.rows_of_witnesses(self.witnesses(a, b), "saw", "take", told, about, mg)
 
     def gathered(self, e: ev.Gathered) -> None:
         self.row(e.villager, "did", "gather",
@@ -263,22 +430,33 @@ class _Frame:
     def begged(self, e: ev.Begged) -> None:
         v = e.villager
         self.row(v, "did", "plea", f"asked for food on {e.x},{e.y}", ())
-        for w in self.witnesses(v):
-            self.row(w, "heard", "plea", f"heard {self.name(v)} ask for food", (v,))
+        witnesses = self.witnesses(v)
+        if witnesses:
+            self.rows_of_witnesses(witnesses, "heard", "plea", f"heard {self.name(v)} ask for food",
+                                   (v,))
 
     def founded(self, e: ev.Founded) -> None:
+        if not self.names_copied:
+            self.names = dict(self.names)
+            self.names_copied = True
         self.names[e.villager] = e.name
         self.row(e.villager, "did", "founding", f"came to live on {e.x},{e.y}", ())
 
     def set_sight(self, viewer: int, seen: int, on: bool) -> None:
-        self.seers = None
-        if not self.sight_changed:
-            self.sight = set(self.sight)  # type: ignore[assignment]
-            self.sight_changed = True
+        if not self.sight_copied:
+            self.sight = dict(self.sight)
+            self.seers = dict(self.seers)
+            self.sight_copied = True
+        had = self.sight.get(viewer, _EMPTY)
+        viewers = self.seers.get(seen, ())
         if on:
-            self.sight.add((viewer, seen))  # type: ignore[attr-defined]
-        else:
-            self.sight.discard((viewer, seen))  # type: ignore[attr-defined]
+            if seen not in had:
+                self.sight[viewer] = had | {seen}
+                # kept in id order, so witnesses come out in id order with no sort
+                self.seers[seen] = tuple(sorted((*viewers, viewer)))
+        elif seen in had:
+            self.sight[viewer] = had - {seen}
+            self.seers[seen] = tuple(w for w in viewers if w != viewer)
 
     def thought(self, e: ev.Thought) -> None:
         if e.id != self.next_id:
@@ -297,14 +475,14 @@ class _Frame:
 
     def state_after(self) -> Perception:
         s = self.state
+        # A frame's names are kept when it founded someone new, as the fold always did: a
+        # second founding of one villager (no world makes one) names them for its frame only.
+        names = self.names if len(self.names) != len(s.names) else s.names
         return Perception(
-            rules=s.rules, next_id=self.next_id, last_tick=self.tick,
-            names=tuple(sorted(self.names.items())) if len(self.names) != len(s.names) else s.names,
-            sight=frozenset(self.sight) if self.sight_changed else s.sight,
-            meals=tuple(self.meals[v] for v in sorted(self.meals)),
-            journeys=tuple(self.journeys[v] for v in sorted(self.journeys)),
-            firsts=s.firsts | self.new_firsts if self.new_firsts else s.firsts,
-        )
+            rules=s.rules, next_id=self.next_id, last_tick=self.tick, names=names,
+            sight=self.sight, seers=self.seers, meals=self.meals, journeys=self.journeys,
+            meal_cells=self.meal_cells,
+            firsts=self.firsts, table=self.table)
 
 
 PERCEIVED: dict[str, str | None] = {
@@ -319,6 +497,13 @@ PERCEIVED: dict[str, str | None] = {
 """What a villager perceives of each event kind: the method of the fold that turns it into rows."""
 
 
+# The handler of each event type, looked up once a kind rather than by name once an event.
+_HANDLERS: dict[type, object] = {
+    ev.KINDS[kind]: (getattr(_Frame, how) if how is not None else None)
+    for kind, how in PERCEIVED.items() if kind in ev.KINDS
+}
+
+
 def perceive(state: Perception, tick: int, events: Iterable[ev.Event]
              ) -> tuple[Perception, tuple[Memory, ...]]:
     """Fold one tick frame into perception: the state after it, and the rows it gave, in id order."""
@@ -329,9 +514,16 @@ def perceive(state: Perception, tick: int, events: Iterable[ev.Event]
     events = tuple(events)
     f = _Frame(state, tick)
     f.close_stopped(events)
+    handlers = _HANDLERS
     for e in events:
-        f.see(e)
+        how = handlers.get(type(e), _see)
+        if how is not None:
+            how(f, e)
     return f.state_after(), tuple(f.rows)
+
+
+_see = _Frame.see
+"""An event of a type the table lacks goes the long way, and an unknown kind is refused there."""
 
 
 def names_of(state: Perception) -> Mapping[int, str]:

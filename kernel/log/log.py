@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from kernel import events as ev
 from kernel.errors import LogCorrupt, LogError, LogLocked
+from kernel.log.decode import events_of
 from kernel.log.frame import (
     BLOCK,
     FORMAT,
@@ -194,7 +195,7 @@ def _tick_map(frame: Frame) -> tuple[int, list]:
 def _decode_tick(frame: Frame) -> Tick:
     tick, maps = _tick_map(frame)
     try:
-        events = tuple(ev.from_map(x) for x in maps)
+        events = events_of(maps)
     except LogError:
         raise
     except Exception as e:
