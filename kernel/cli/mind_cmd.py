@@ -15,6 +15,7 @@ from tqdm import tqdm
 
 from kernel import config, engine
 from kernel.cli import CONTEXT
+from kernel.cli.world_cmd import run_index, write_index
 from kernel.engine import scenario as msc
 from kernel.errors import ReplayMismatch, VillageError
 from kernel.mind.reflect import Round
@@ -61,8 +62,11 @@ def _bar(total: int, desc: str):
 @click.option("--cap", type=click.IntRange(min=0), default=None,
               help="Run under this depth cap instead of the scenario's (0: no cap).")
 @click.option("--accept-digest", is_flag=True, help="Run a model whose digest is not the pinned one.")
+@click.option("--index", "index", is_flag=True,
+              help="Also write the run's DuckDB index (the log with .duckdb), from the rows the "
+                   "run folds as it goes: what `village index` would write.")
 def run_cmd(scenario: str, backend: str, record: bool, out: str | None, cap: int | None,
-            accept_digest: bool) -> None:
+            accept_digest: bool, index: bool) -> None:
     """Run SCENARIO (a folder, or a name in the home's fixtures/) for its ticks.
 
     Villagers reflect where they are due. Before tick 0 a live oracle is asked
@@ -87,14 +91,18 @@ def run_cmd(scenario: str, backend: str, record: bool, out: str | None, cap: int
     click.echo(f"{sc.name}: {sc.ticks} ticks, {len(sc.world.people)} villagers, oracle "
                f"{backend if oracle is not None else 'none (nobody reflects)'}"
                f"{' (recording)' if record else ''}, log {path}")
+    idx = run_index(sc, path) if index else None
     t0 = time.perf_counter()
     with _bar(sc.ticks, sc.name) as bar:
         report = engine.run(sc, oracle, path, settings=st, progress=bar.update,
-                            on_round=lambda r: [click.echo(x) for x in _round_lines(r)])
+                            on_round=lambda r: [click.echo(x) for x in _round_lines(r)],
+                            projections=[idx] if idx else ())
     took = time.perf_counter() - t0
     click.echo(f"  {report.ticks} ticks, {report.events} events, {report.thoughts} thoughts written "
                f"in {took:.1f}s")
     click.echo(f"  head {report.head_hex}")
+    if idx is not None:
+        write_index(idx, report)
     if oracle is not None and backend != "replay":
         for line in _cost_lines(oracle, sc.world.ticks_per_second):
             click.echo(line)

@@ -28,7 +28,10 @@ def world() -> None:
               help="How many ticks to run from tick 0 [default: one day, the config's ticks_per_day].")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The new log to write; it must not exist yet.")
-def run_cmd(config_path: str, ticks: int | None, out: Path) -> None:
+@click.option("--index", "index", is_flag=True,
+              help="Also write the run's DuckDB index (OUT with .duckdb), from the rows the run "
+                   "folds as it goes: what `village index OUT` would write.")
+def run_cmd(config_path: str, ticks: int | None, out: Path, index: bool) -> None:
     """Run the world from tick 0 and append one frame per tick to a new log.
 
     A world run is the engine with nobody reflecting: the same driver as `village run`.
@@ -38,10 +41,11 @@ def run_cmd(config_path: str, ticks: int | None, out: Path) -> None:
     from kernel import engine
 
     sc = engine.of_world(config_path, ticks=ticks)
+    idx = run_index(sc, out) if index else None
     started = time.perf_counter()
     with tqdm(total=sc.ticks, unit="tick", file=sys.stderr, disable=None, leave=False,
               desc="world") as bar:
-        res = engine.run(sc, None, out, progress=bar.update)
+        res = engine.run(sc, None, out, progress=bar.update, projections=[idx] if idx else ())
     took = time.perf_counter() - started
     cfg = sc.world
     click.echo(f"ran {res.ticks} ticks ({_pace(res.ticks, cfg.ticks_per_second)} of village time "
@@ -51,6 +55,37 @@ def run_cmd(config_path: str, ticks: int | None, out: Path) -> None:
     for p in cfg.people:
         click.echo(f"  {p.name.ljust(width)}  {p.id:4d}  {res.rows.get(p.id, 0):5d}")
     click.echo(f"wrote {res.path}, {res.bytes} bytes, head {res.head_hex}")
+    if idx is not None:
+        write_index(idx, res)
+
+
+def run_index(sc, out: Path):
+    """The index projection a run folds alongside its own, if OUT's index may be written."""
+    from kernel.store.index import RunIndex
+    from kernel.store.paths import check_index_path
+
+    check_index_path(out, None)
+    felt = _valences(sc)
+    return RunIndex(sc.rules, rules_digest=sc.rules_digest, valences=felt,
+                    ticks_per_day=sc.world.ticks_per_day)
+
+
+def _valences(sc):
+    """The scenario importance table's valences (for the felt view), where it has them."""
+    from kernel.engine.felt import valences_of
+
+    path = dict(sc.files).get("importance")
+    return valences_of(path) if path is not None else None
+
+
+def write_index(idx, res) -> None:
+    """Write the index of a finished run and say so, with what the writing took."""
+    if not res.ticks:
+        return
+    t0 = time.perf_counter()
+    got = idx.write(res.path, head_hex=res.head_hex, ticks=res.ticks)
+    click.echo(f"indexed {got.memory_rows} memory rows and {got.events} events into "
+               f"{got.db_path} ({got.bytes} bytes) in {time.perf_counter() - t0:.2f}s")
 
 
 COMMANDS = (world,)

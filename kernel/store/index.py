@@ -9,18 +9,23 @@ knows an index is stale.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import typing
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
+from operator import attrgetter
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from kernel import events as ev
 from kernel.engine.felt import FeltProjection
-from kernel.engine.projection import MemoryProjection, fold
+from kernel.engine.projection import Columns, MemoryProjection, fold
 from kernel.errors import VillageError
 from kernel.laws.felt import Valences
 from kernel.laws.importance import Importance
@@ -72,6 +77,10 @@ def felt_table(felt, now: int | None) -> pa.Table:
     })
 
 
+_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+"""An event's fields as the `events` table holds them: sorted keys, no spaces, text as it is."""
+
+
 class StoreError(VillageError):
     """The index could not be built or read."""
 
@@ -102,20 +111,50 @@ def db_path_for(log_path: str | os.PathLike) -> Path:
     return Path(log_path).with_suffix(".duckdb")
 
 
-def memory_table(rows: Sequence[Memory]) -> pa.Table:
-    """Memory rows as an Arrow table with the `memory` table's columns, column by column."""
-    ids = pa.int32()
+def _lists(values: Sequence[tuple[int, ...]]) -> pa.Array:
+    """Tuples of ids as an Arrow list<int32> column, built from flat offsets and values."""
+    lengths = np.fromiter(map(len, values), dtype=np.int32, count=len(values))
+    offsets = np.zeros(len(values) + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    flat = np.fromiter(chain.from_iterable(values), dtype=np.int32, count=int(offsets[-1]))
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat))
+
+
+def memory_table(rows: Sequence[Memory], columns: Columns | None = None) -> pa.Table:
+    """Memory rows as an Arrow table with the `memory` table's columns, column by column.
+
+    `columns`, the same rows' numpy columns (`MemoryProjection.columns()`),
+    gives ids, villagers, ticks and weights without reading them off the rows.
+    """
+    if columns is None or len(columns) != len(rows):
+        columns = Columns(*(np.fromiter(map(attrgetter(f), rows), dtype=np.int64, count=len(rows))
+                            for f in ("id", "villager", "tick", "weight")))
     return pa.table({
-        "id": pa.array([m.id for m in rows], pa.int64()),
-        "villager": pa.array([m.villager for m in rows], pa.int32()),
-        "tick": pa.array([m.tick for m in rows], pa.int64()),
-        "kind": pa.array([m.kind for m in rows], pa.string()),
-        "event": pa.array([m.event for m in rows], pa.string()),
-        "text": pa.array([m.text for m in rows], pa.string()),
-        "weight": pa.array([m.weight for m in rows], pa.int32()),
-        "about": pa.array([m.about for m in rows], pa.list_(ids)),
-        "drawn_from": pa.array([m.drawn_from for m in rows], pa.list_(ids)),
+        "id": pa.array(columns.ids, pa.int64()),
+        "villager": pa.array(columns.villagers.astype(np.int32), pa.int32()),
+        "tick": pa.array(columns.ticks, pa.int64()),
+        "kind": pa.array(list(map(attrgetter("kind"), rows)), pa.string()),
+        "event": pa.array(list(map(attrgetter("event"), rows)), pa.string()),
+        "text": pa.array(list(map(attrgetter("text"), rows)), pa.string()),
+        "weight": pa.array(columns.weights.astype(np.int32), pa.int32()),
+        "about": _lists(list(map(attrgetter("about"), rows))),
+        "drawn_from": _lists(list(map(attrgetter("drawn_from"), rows))),
     })
+
+
+def _plain(cls: type) -> tuple[str, ...] | None:
+    """An event kind's field names, sorted, when every field is an int, text or ids; else None."""
+    hints = typing.get_type_hints(cls)
+    names = sorted(f.name for f in dataclasses.fields(cls))
+    for n in names:
+        t = hints[n]
+        if not (t is int or t is str or (typing.get_origin(t) is tuple
+                                         and typing.get_args(t) == (int, ...))):
+            return None
+    return tuple(names)
+
+
+_PLAIN: dict[type, tuple[str, ...] | None] = {}
 
 
 class IndexProjection:
@@ -140,19 +179,28 @@ class IndexProjection:
         self.names: dict[int, tuple[str, int, int, int]] = {}
 
     def apply(self, tick: int, events: Iterable[ev.Event]) -> None:
+        dumps = _JSON.encode
         for seq, e in enumerate(events):
-            m = ev.to_map(e)
-            kind = m.pop("kind")
-            who, other = type(e).concerns
+            cls = type(e)
+            names = _PLAIN.get(cls, ...)
+            if names is ...:
+                names = _PLAIN[cls] = _plain(cls) if ev.KINDS.get(cls.kind) is cls else None
+            if names is not None:
+                # what ev.to_map gives, without "kind", for a kind of plain fields
+                m = {n: getattr(e, n) for n in names}
+                kind = cls.kind
+            else:
+                m = ev.to_map(e)
+                kind = m.pop("kind")
+            who, other = cls.concerns
             self.tick.append(tick)
             self.seq.append(seq)
             self.kind.append(kind)
             self.who.append(m.get(who) if who else None)
             self.other.append(m.get(other) if other else None)
             self.mg.append(m.get("milligrams"))
-            self.fields.append(json.dumps(m, sort_keys=True, separators=(",", ":"),
-                                          ensure_ascii=False))
-            if isinstance(e, ev.Founded):
+            self.fields.append(dumps(m))
+            if cls is ev.Founded:
                 self.names.setdefault(e.villager, (e.name, tick, e.x, e.y))
 
     def table(self) -> pa.Table:
@@ -191,47 +239,86 @@ def build(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None,
     view holds every row's felt state; without, it is empty.
     """
     check_index_path(log_path, db_path)
-    log_path = Path(log_path)
-    db = Path(db_path) if db_path is not None else db_path_for(log_path)
-    mem = MemoryProjection(rules)
-    idx = IndexProjection()
-    felt = None if valences is None else FeltProjection(valences, ticks_per_day).follow(mem)
-    done = fold(log_path, [mem, idx] + ([felt] if felt is not None else []))
-    head, ticks, rows = done.head_hex, done.ticks, mem.rows
-    mem_table = memory_table(rows)
-    events = idx.table()
-    people = idx.villagers()
-    meta = pa.table({
-        "key": ["log_head", "rules_digest", "index_format", "log_file", "ticks"],
-        "value": [head, rules_digest, str(INDEX_FORMAT), log_path.name, str(ticks)],
-    })
-    tmp = db.with_name(f"{db.name}.tmp-{os.getpid()}")
-    _remove(tmp)
-    try:
-        con = duckdb.connect(str(tmp))
-        try:
-            con.execute(MEMORY_DDL)
-            con.execute(EVENTS_DDL)
-            con.execute("CREATE TABLE villagers (id INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
-                        "founded BIGINT NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL)")
-            con.execute("CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)")
-            con.execute(FELT_DDL)
-            con.execute(FELT_VIEW)
-            for name, tab in (("memory", mem_table), ("events", events), ("villagers", people),
-                              ("meta", meta), ("felt_state", felt_table(felt, done.last_tick))):
-                con.register("incoming", tab)
-                con.execute(f"INSERT INTO {name} SELECT * FROM incoming")
-                con.unregister("incoming")
-            con.execute("CHECKPOINT")
-        finally:
-            con.close()
-        os.replace(tmp, db)
-    except duckdb.Error as e:
-        raise StoreError(f"could not build the index {db}: {str(e).splitlines()[0]}") from None
-    finally:
+    run = RunIndex(rules, rules_digest=rules_digest, valences=valences,
+                   ticks_per_day=ticks_per_day)
+    done = fold(log_path, [run])
+    return run.write(log_path, db_path, head_hex=done.head_hex, ticks=done.ticks)
+
+
+class RunIndex:
+    """Everything the index holds, as one projection: memory, events, villagers, felt state.
+
+    `build` folds it over a log; a run folds it alongside its own projections
+    (`village run --index`) and calls `write` when its last frame is
+    appended, so the index costs the run only its bulk load. Either way the
+    file is the same: the same tables and the same `meta`, so `ensure` and
+    `village sql` take it as fresh.
+    """
+
+    def __init__(self, rules: Importance, *, rules_digest: str = "",
+                 valences: Valences | None = None, ticks_per_day: int = 2000):
+        self.rules_digest = rules_digest
+        self.memory = MemoryProjection(rules)
+        self.events = IndexProjection()
+        self.felt = (None if valences is None
+                     else FeltProjection(valences, ticks_per_day).follow(self.memory))
+        self.parts: list = [self.memory, self.events] + ([self.felt] if self.felt else [])
+        self.ticks = 0
+
+    def start(self) -> None:
+        for p in self.parts:
+            p.start()
+        self.ticks = 0
+
+    def apply(self, tick: int, events: Sequence[ev.Event]) -> None:
+        for p in self.parts:
+            p.apply(tick, events)
+        self.ticks += 1
+
+    def write(self, log_path: str | os.PathLike, db_path: str | os.PathLike | None = None, *,
+              head_hex: str, ticks: int | None = None) -> IndexResult:
+        """Write the index of `log_path`, whose head is `head_hex`, from what was folded."""
+        check_index_path(log_path, db_path)
+        log_path = Path(log_path)
+        db = Path(db_path) if db_path is not None else db_path_for(log_path)
+        mem, idx, felt = self.memory, self.events, self.felt
+        ticks = self.ticks if ticks is None else ticks
+        rows = mem.rows
+        mem_table = memory_table(rows, mem.columns())
+        events = idx.table()
+        people = idx.villagers()
+        meta = pa.table({
+            "key": ["log_head", "rules_digest", "index_format", "log_file", "ticks"],
+            "value": [head_hex, self.rules_digest, str(INDEX_FORMAT), log_path.name, str(ticks)],
+        })
+        tmp = db.with_name(f"{db.name}.tmp-{os.getpid()}")
         _remove(tmp)
-    return IndexResult(db_path=db, head_hex=head, memory_rows=len(rows), events=len(idx.tick),
-                       ticks=ticks, villagers=len(idx.names), bytes=db.stat().st_size)
+        try:
+            con = duckdb.connect(str(tmp))
+            try:
+                con.execute(MEMORY_DDL)
+                con.execute(EVENTS_DDL)
+                con.execute("CREATE TABLE villagers (id INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+                            "founded BIGINT NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL)")
+                con.execute("CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)")
+                con.execute(FELT_DDL)
+                con.execute(FELT_VIEW)
+                for name, tab in (("memory", mem_table), ("events", events), ("villagers", people),
+                                  ("meta", meta), ("felt_state", felt_table(felt, mem.last_tick))):
+                    con.register("incoming", tab)
+                    con.execute(f"INSERT INTO {name} SELECT * FROM incoming")
+                    con.unregister("incoming")
+                con.execute("CHECKPOINT")
+            finally:
+                con.close()
+            os.replace(tmp, db)
+        except duckdb.Error as e:
+            raise StoreError(f"could not build the index {db}: {str(e).splitlines()[0]}") from None
+        finally:
+            _remove(tmp)
+        return IndexResult(db_path=db, head_hex=head_hex, memory_rows=len(rows),
+                           events=len(idx.tick), ticks=ticks, villagers=len(idx.names),
+                           bytes=db.stat().st_size)
 
 
 def _meta(db: Path) -> dict[str, str] | None:
