@@ -98,6 +98,29 @@ class Memory:
         _set_drawn_from(m, drawn_from)
         return m
 
+    @classmethod
+    def trusted_alike(cls, first_id: int, villagers: list[int], weights: list[int], tick: int,
+                      kind: str, event: str, text: str, about: tuple[int, ...]) -> list[Memory]:
+        """`trusted` rows, one a villager, that differ only in id (from `first_id` on),
+        villager and weight: what everyone who saw one event remembers of it."""
+        out = []
+        append = out.append
+        i = first_id
+        for v, w in zip(villagers, weights, strict=True):
+            m = _new(cls)
+            _set_id(m, i)
+            _set_villager(m, v)
+            _set_tick(m, tick)
+            _set_kind(m, kind)
+            _set_event(m, event)
+            _set_text(m, text)
+            _set_weight(m, w)
+            _set_about(m, about)
+            _set_drawn_from(m, ())
+            append(m)
+            i += 1
+        return out
+
 
 # The slots' own setters: a frozen dataclass refuses `m.id = ...`, and going
 # through object.__setattr__ by name costs half again as much.

@@ -42,6 +42,7 @@ FIRST_ID = 1
 """The first row of a run is memory 1, as a reader counts."""
 
 _row = Memory.trusted
+_alike = Memory.trusted_alike
 _EMPTY: frozenset = frozenset()
 
 
@@ -270,20 +271,20 @@ class _Frame:
         plain = LOWEST if base < LOWEST else HIGHEST if base > HIGHEST else base
         base += t.bonus
         first = LOWEST if base < LOWEST else HIGHEST if base > HIGHEST else base
-        rows, tick, nid = self.rows, self.tick, self.next_id
+        firsts = self.firsts
+        weights = []
         for w in who:
-            had = self.firsts.get(w, _EMPTY)
+            had = firsts.get(w, _EMPTY)
             if key in had:
-                weight = plain
+                weights.append(plain)
             else:
                 if not self.firsts_copied:
-                    self.firsts = dict(self.firsts)
+                    firsts = self.firsts = dict(firsts)
                     self.firsts_copied = True
-                self.firsts[w] = had | {key}
-                weight = first
-            rows.append(_row(nid, w, tick, kind, event, text, weight, about))
-            nid += 1
-        self.next_id = nid
+                firsts[w] = had | {key}
+                weights.append(first)
+        self.rows.extend(_alike(self.next_id, who, weights, self.tick, kind, event, text, about))
+        self.next_id += len(who)
 
     def witnesses(self, *parties: int) -> list[int]:
         """Everyone else who has every party in sight, by id."""
