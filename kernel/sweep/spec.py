@@ -137,7 +137,7 @@ def _resolve(name: str, spec: Spec) -> dict[str, Any]:
     """The values a scenario's runs start from, every file it reads found and checked once."""
     sc = msc.load(_find(name, spec))
     files = dict(sc.files)
-    value = {"raw": dict(sc.raw), "ticks": sc.ticks, "world": config.read_json(files["world"]),
+    value = {"raw": config.read_json(sc.folder / "scenario.json"), "ticks": sc.ticks, "world": config.read_json(files["world"]),
              "importance": config.read_json(files["importance"])}
     if not sc.world_only:
         value["thought"] = config.read_json(files["thought"])
