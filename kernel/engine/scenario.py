@@ -52,7 +52,9 @@ class Scenario:
 
     @property
     def digest(self) -> str:
-        """The config digest of a run with reflection: the world's and every settings file's."""
+        """The config digest of a run with reflection: the world's, and every digest of
+        `Settings.digests` (the thought, importance, models and embedder files, and
+        both templates), by name."""
         if self.settings is None:
             return self.world.digest
         return config.digest({"world": self.world.digest, **dict(self.settings.digests)})
@@ -134,9 +136,10 @@ def load(name_or_path: str | os.PathLike) -> Scenario:
     settings = models = None
     if reflecting:
         tpath, mpath = own("thought", "thought"), own("models", "models")
-        settings = msettings.load(thought=tpath, models=mpath, importance=ipath)
+        epath = config.config_file("embedder.json")
+        settings = msettings.load(thought=tpath, models=mpath, importance=ipath, embedder=epath)
         models = config.load(mpath, schema="models")
-        files += [("thought", tpath), ("models", mpath)]
+        files += [("thought", tpath), ("models", mpath), ("embedder", epath)]
     ex = v.get("exemplars")
     return Scenario(
         name=v["name"], folder=folder, description=v["description"], ticks=v["ticks"],

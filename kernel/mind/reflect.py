@@ -3,7 +3,10 @@
 This module owns the order of a round and nothing else: which calls are
 made, in which order, with which bytes, and what becomes of each answer.
 A model's text becomes a value only through `kernel.seam.shaped`; a
-statement becomes a row only through `laws.cite` and `laws.reflected`.
+questions answer is asked of only when no question repeats another
+(`laws.repeated`); a statement becomes a row only through
+`laws.judge_statement` (words of its own, not a shown memory said back),
+`laws.cite` and `laws.reflected`.
 The round writes nothing: it returns the events to append and the vectors
 to keep, so a round that fails half-way (a server gone, a replay that
 does not match) leaves no trace, and the log stays as it was.
@@ -125,9 +128,17 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
         schema = asked_schema(st.questions)
         r.said = oracle.generate(_ask(st, "questions", prompt, schema, r.seed))
         try:
-            r.questions = tuple(shaped(r.said, schema)["questions"])
+            asked = tuple(shaped(r.said, schema)["questions"])
         except Refused as e:
             r.refused = f"shaped: {e}"
+        else:
+            # The schema's uniqueItems compares bytes; the seam compares questions as
+            # `laws.plain` gives them. A list with a repeat is refused whole.
+            again = laws.repeated(asked)
+            if again is None:
+                r.questions = asked
+            else:
+                r.refused = f"repeated: {laws.repetition(*again)}"
         refl.append(r)
 
     # Phase 2: one embedding call for every question and every row not yet embedded.
@@ -169,8 +180,9 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
         if r.said is not None:
             events.append(_answered(r, "questions", 0, r.prompt, r.said))
         if r.refused and r.said is not None:
+            check, reason = r.refused.split(": ", 1)
             events.append(ev.Refusal(villager=r.villager, purpose="questions", index=0,
-                                     check="shaped", reason=r.refused.split(": ", 1)[1]))
+                                     check=check, reason=reason))
         written: list[laws.Memory] = []
         for s in r.statements:
             events.append(_answered(r, "statement", s.index, s.prompt, s.said))
@@ -182,6 +194,16 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
                                          check="shaped", reason=str(e)))
                 continue
             s.statement, s.cites = drawn["statement"], tuple(drawn["drawn_from"])
+            # Its own words first: a statement, and not a memory its prompt showed said back.
+            said_back = laws.judge_statement(s.statement, [x.memory for x in s.ranked])
+            if said_back is not None:
+                # The seam's verdict on it, as a refused citation's would be (depth unknown: 0).
+                s.verdict = laws.Verdict(ok=False, check=said_back.check, reason=said_back.reason,
+                                         depth=0)
+                s.refused = f"{said_back.check}: {said_back.reason}"
+                events.append(ev.Refusal(villager=r.villager, purpose="statement", index=s.index,
+                                         check=said_back.check, reason=said_back.reason))
+                continue
             # The seam reads the stream as it stood when the round began.
             s.verdict = laws.cite(mine[r.villager], now, s.cites, st.cap)
             if not s.verdict.ok:

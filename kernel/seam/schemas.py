@@ -22,6 +22,9 @@ from kernel.seam.errors import SeamError
 QUESTION_CHARS = 160
 STATEMENT_CHARS = 240
 CITATIONS = 16
+# The shortest text that can hold two words of two letters ("ab cd"): a grammar
+# can carry this much of what a statement is; the seam judges the rest.
+STATEMENT_MIN_CHARS = 5
 
 
 def _bytes(schema: dict[str, Any]) -> bytes:
@@ -32,7 +35,7 @@ def _bytes(schema: dict[str, Any]) -> bytes:
 
 
 def asked_schema(n: int) -> bytes:
-    """The questions answer: `{"questions": [exactly n strings]}` and no other field."""
+    """The questions answer: `{"questions": [exactly n distinct strings]}` and no other field."""
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise SeamError(f"Expected a count of questions >= 1 but got n={n!r}")
     return _bytes({
@@ -40,7 +43,7 @@ def asked_schema(n: int) -> bytes:
         "properties": {
             "questions": {"type": "array",
                           "items": {"type": "string", "minLength": 1, "maxLength": QUESTION_CHARS},
-                          "minItems": n, "maxItems": n},
+                          "minItems": n, "maxItems": n, "uniqueItems": True},
         },
         "required": ["questions"],
         "additionalProperties": False,
@@ -50,7 +53,8 @@ def asked_schema(n: int) -> bytes:
 DRAWN_SCHEMA: bytes = _bytes({
     "type": "object",
     "properties": {
-        "statement": {"type": "string", "minLength": 1, "maxLength": STATEMENT_CHARS},
+        "statement": {"type": "string", "minLength": STATEMENT_MIN_CHARS,
+                      "maxLength": STATEMENT_CHARS},
         "drawn_from": {"type": "array", "items": {"type": "integer"}, "maxItems": CITATIONS},
     },
     "required": ["statement", "drawn_from"],

@@ -100,7 +100,9 @@ def test_embeddings_have_the_pinned_dimension_and_are_identical_on_repeat(cfg, o
     texts = ["What did Ander do?", "ate 50 mouthfuls on 9,3, 25.0 grams"]
     a = oracle.embed(cfg["embed"], texts)
     b = oracle.embed(cfg["embed"], texts)
-    assert a.shape == (2, cfg["dim"]) == (2, 576) and a.dtype == np.float32
+    # the embedded backend embeds with the sentence embedder: all-MiniLM-L6-v2, 384 numbers
+    assert a.shape == (2, config.load("embedder")["minilm"]["dim"]) == (2, 384)
+    assert a.dtype == np.float32
     assert a.tobytes() == b.tobytes()
     assert np.allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-5)
     alone = oracle.embed(cfg["embed"], texts[1:])

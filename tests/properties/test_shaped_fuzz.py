@@ -23,9 +23,9 @@ json_values = st.recursive(
 
 valid_answers = st.one_of(
     st.builds(lambda s, d: {"statement": s, "drawn_from": d},
-              st.text(min_size=1, max_size=40), st.lists(st.integers(), max_size=6)),
+              st.text(min_size=5, max_size=40), st.lists(st.integers(), max_size=6)),
     st.builds(lambda qs: {"questions": qs},
-              st.lists(st.text(min_size=1, max_size=30), min_size=1, max_size=3)),
+              st.lists(st.text(min_size=1, max_size=30), min_size=1, max_size=3, unique=True)),
 )
 
 spaces = st.text(alphabet=" \t\r\n", max_size=3)

@@ -92,15 +92,50 @@ def test_the_replay_command_passes_on_the_committed_recordings():
     assert "requests rendered here that were the recorded bytes" in res.output
 
 
+def _chain_scenario(tmp_path):
+    """Halla alone, reflecting every 300 ticks with the cap off, on the committed world."""
+    d = tmp_path / "chain"
+    d.mkdir()
+    shutil.copy(msc.find("five-days-of-halla") / "world.json", d / "world.json")
+    t = json.loads((msc.find("five-days-of-halla") / "thought.json").read_text())
+    t["reflection"]["every"] = 300
+    assert t["reflection"]["depth"] == 0, "the chain is recorded with the cap off"
+    (d / "thought.json").write_text(json.dumps(t))
+    (d / "scenario.json").write_text(json.dumps({
+        "name": "chain", "description": "Halla reflecting at ticks 299, 599 and 899, cap off",
+        "ticks": 900, "head_sha256": "0" * 64, "thought": "thought.json", "reflecting": ["Halla"],
+        "exemplars": str(tmp_path / "chain.json")}))
+    return msc.load(d)
+
+
 def test_a_cap_below_the_recorded_chain_cuts_it_and_the_replay_stops_at_the_first_prompt_that_differs(tmp_path):
-    sc = msc.load("five-days-of-halla")
-    assert sc.settings.cap == 0, "the chain was recorded with the cap off"
-    full = engine.run(sc, make("replay", replay_from=sc.exemplars), tmp_path / "full.log")
+    # A chain recorded from a script: each statement cites Halla's newest thought, so the
+    # thoughts stand at depths 1, 2 and 3, whatever a model would have said.
+    from kernel.oracle import RecordingOracle
+    from kernel.testing import ScriptedOracle
+
+    sc = _chain_scenario(tmp_path)
+    newest: list[int] = []
+    said: list[str] = []
+
+    def answer(ask):
+        if ask.purpose == "questions":
+            return json.dumps({"questions": ["What changed today?", "Who was near?"]})
+        first = int(ask.prompt.split(b"[", 2)[1].split(b"]")[0])
+        # a text of its own each time: a thought said again would be a restatement
+        said.append(f"what came before turned the day, for the {len(said) + 1}th time")
+        return json.dumps({"statement": said[-1], "drawn_from": [newest[-1] if newest else first]})
+
+    live = RecordingOracle(ScriptedOracle([answer] * 9), sc.exemplars)
+    full = engine.run(sc, live, tmp_path / "full.log",
+                      on_round=lambda r: newest.extend(t.id for t in r.thoughts))
+    live.save()
     depths = [s.verdict.depth for r in full.rounds for x in r.reflections for s in x.statements
               if s.verdict is not None and s.verdict.ok]
-    deepest = max(depths)
-    assert deepest >= 2, "the recording holds a thought drawn from a thought"
-    cap = deepest - 1
+    assert depths == [1, 1, 2, 2, 3, 3], "each round's thoughts stand on the round before's"
+    again = engine.run(sc, make("replay", replay_from=sc.exemplars), tmp_path / "again.log")
+    assert again.head_hex == full.head_hex
+    cap = 1   # cuts the second round, and the third finds the recording is not of this run
     oracle = make("replay", replay_from=sc.exemplars)
     cut = engine.run(sc, oracle, tmp_path / "cut.log", settings=sc.settings.with_cap(cap), keep_going=True)
     refused = [s for r in cut.rounds for x in r.reflections for s in x.statements

@@ -85,15 +85,42 @@ def test_a_world_run_is_a_scenario_whose_reflect_phase_has_nobody_due(tmp_path):
 
 def test_the_header_digest_formulas_are_pinned():
     # A world run's header holds the world config's digest; a run with reflection holds the
-    # digest of the world's and every settings file's digests. Both are in committed heads.
+    # digest of the world's digest and each settings digest by name: the thought and
+    # importance files whole, the models and embedder files without where and how fast a
+    # model runs, and both templates' bytes. Both formulas are in committed heads.
+    from kernel.mind import settings as msettings
+    from kernel.seam import QUESTIONS, STATEMENT, template_file
+
     day = msc.load("village-day")
     assert day.header_digest == day.world.digest == config.load(day.folder / "world.json",
                                                                 schema="world").digest
     sc = msc.load("day-of-three")
-    parts = {"world": sc.world.digest, **dict(sc.settings.digests)}
-    assert set(parts) == {"world", "importance", "models", "thought"}
-    assert sc.header_digest == sc.digest == config.digest(parts)
-    assert sc.digest == "5d3b6fc4e8cc2ae7ce8cebeaaa76f6c87deeb836f8b370d79e1f5d2a8bf39868"
+    parts = dict(sc.settings.digests)
+    models = config.thaw(config.load("models").value)
+    for k in ("timeout_s", "keep_alive"):
+        del models[k]
+    del models["llamacpp"]["threads"], models["ollama"]["host"], models["ollama"]["get"]
+    embedder = config.thaw(config.load("embedder").value)
+    del embedder["minilm"]["threads"]
+    assert parts == {
+        "embedder": config.digest(embedder),
+        "importance": config.load("importance").digest,
+        "models": config.digest(models),
+        "questions": template_file(QUESTIONS).sha256,
+        "statement": template_file(STATEMENT).sha256,
+        "thought": config.load("thought").digest,
+    }
+    assert sc.header_digest == sc.digest == config.digest({"world": sc.world.digest, **parts})
+    assert sc.digest == "0d9060e4d24b4959512edac317d41f997a8d50401ffb2a3f55b322986ae25956"
+    # where and how fast a model runs is not in it; which model answers is
+    other = config.thaw(config.load("models").value)
+    other.update(timeout_s=5, keep_alive="1h")
+    other["llamacpp"]["threads"] = 7
+    other["ollama"]["host"] = "http://elsewhere:1"
+    aside = config.digest(msettings.without(other, msettings.MODELS_ASIDE))
+    assert aside == parts["models"]
+    other["generate"] = "another:model"
+    assert config.digest(msettings.without(other, msettings.MODELS_ASIDE)) != parts["models"]
 
 
 def test_folding_the_log_gives_the_memory_the_live_run_held(tmp_path):

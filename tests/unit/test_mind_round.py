@@ -12,6 +12,7 @@ from kernel.errors import OracleError
 from kernel.mind.reflect import Due, reflect_round
 from kernel.mind.settings import load
 from kernel.oracle.base import Ask, Oracle, Said
+from kernel.testing import ScriptedOracle
 
 
 class Script(Oracle):
@@ -73,7 +74,7 @@ def test_a_refused_statement_writes_a_refusal_and_no_thought(st):
     def answer(ask):
         if ask.purpose == "questions":
             return json.dumps({"questions": ["why?", "what?"]})
-        return json.dumps({"statement": "s", "drawn_from": [1, 1]})
+        return json.dumps({"statement": "the day was long", "drawn_from": [1, 1]})
 
     rnd = reflect_round(100, [Due(1, "A")], streams, {}, Script(answer), st, next_id=6)
     kinds = [e.kind for e in rnd.events]
@@ -97,7 +98,8 @@ def test_the_round_reads_the_stream_as_it_stood_when_it_began(st):
         if ask.purpose == "questions":
             return json.dumps({"questions": ["why?", "what?"]})
         # The second statement cites the first one's thought, which the round began without.
-        return json.dumps({"statement": "s", "drawn_from": [6] if b"what?" in ask.prompt else [1]})
+        return json.dumps({"statement": "the day was long",
+                           "drawn_from": [6] if b"what?" in ask.prompt else [1]})
 
     rnd = reflect_round(100, [Due(1, "A")], streams, {}, Script(answer), st, next_id=6)
     assert [t.id for t in rnd.thoughts] == [6]
@@ -120,3 +122,104 @@ def test_a_villager_with_nothing_remembered_asks_nothing(st):
     o = Script(lambda ask: "")
     rnd = reflect_round(100, [Due(1, "A")], {1: ()}, {}, o, st, next_id=1)
     assert o.log == [] and rnd.events == () and rnd.reflections[0].refusals == 0
+
+
+# -- distinct questions, and a statement in words of its own -------------------------
+
+
+def _questions(*qs):
+    return json.dumps({"questions": list(qs)})
+
+
+def test_a_questions_answer_repeating_a_question_byte_for_byte_is_refused_by_shaped(st):
+    streams = {1: rows_of(1, 1, 5)}
+    o = ScriptedOracle([_questions("What did A eat?", "What did A eat?")])
+    rnd = reflect_round(100, [Due(1, "A")], streams, {}, o, st, next_id=6)
+    assert [e.kind for e in rnd.events] == ["answered", "refusal"]
+    assert rnd.events[1].check == "shaped" and rnd.events[1].purpose == "questions"
+    assert [a.purpose for a in o.asked] == ["questions"] and o.embedded == []
+    assert rnd.thoughts == () and rnd.reflections[0].statements == []
+
+
+def test_a_question_repeated_in_other_case_and_punctuation_refuses_the_list_whole(st):
+    streams = {1: rows_of(1, 1, 5), 2: rows_of(2, 6, 5)}
+
+    def answer(ask):
+        if ask.purpose == "questions":
+            if ask.seed == 101:  # villager 1 at tick 100
+                return _questions("What did A eat today?", "what did a eat today")
+            return _questions("why?", "what?")
+        return json.dumps({"statement": "the day was long", "drawn_from": [6]})
+
+    o = ScriptedOracle([answer] * 4)
+    rnd = reflect_round(100, [Due(1, "A"), Due(2, "B")], streams, {}, o, st, next_id=11)
+    a, b = rnd.reflections
+    assert a.refused == "repeated: question 2 repeats question 1" and a.questions == ()
+    assert a.statements == [] and a.thoughts == 0 and a.refusals == 1
+    refusal = next(e for e in rnd.events if e.kind == "refusal")
+    assert (refusal.villager, refusal.purpose, refusal.index, refusal.check, refusal.reason) == \
+        (1, "questions", 0, "repeated", "question 2 repeats question 1")
+    # the other villager's round goes on: two statements, two thoughts, none of them A's
+    assert [x.purpose for x in o.asked] == ["questions", "questions", "statement", "statement"]
+    assert b.thoughts == 2 and {t.villager for t in rnd.thoughts} == {2}
+    assert all("what did a eat" not in q.lower() for _, texts in o.embedded for q in texts)
+
+
+def test_a_statement_that_says_a_shown_memory_back_is_a_restatement_and_no_thought(st):
+    streams = {1: rows_of(1, 1, 5)}
+
+    def answer(ask):
+        if ask.purpose == "questions":
+            return _questions("why?", "what?")
+        # memory 4 is "ate 3 mouthfuls"; it is shown, and cited it or not, said back it is refused
+        return json.dumps({"statement": "  Ate 3 MOUTHFULS!  ", "drawn_from": [1]})
+
+    rnd = reflect_round(100, [Due(1, "A")], streams, {}, ScriptedOracle([answer] * 3), st,
+                        next_id=6)
+    refusals = [e for e in rnd.events if e.kind == "refusal"]
+    assert [(e.purpose, e.index, e.check, e.reason) for e in refusals] == [
+        ("statement", 1, "restates", "a restatement of memory 4, not a thought"),
+        ("statement", 2, "restates", "a restatement of memory 4, not a thought")]
+    assert rnd.thoughts == () and rnd.reflections[0].refusals == 2
+    s = rnd.reflections[0].statements[0]
+    assert s.verdict is not None and not s.verdict.ok and s.verdict.check == "restates"
+
+
+def test_a_memory_the_prompt_did_not_show_may_be_put_in_words_again(st):
+    # 12 rows and k = 8: four of them are not shown to a statement call
+    streams = {1: rows_of(1, 1, 12)}
+
+    def answer(ask):
+        if ask.purpose == "questions":
+            return _questions("why?", "what?")
+        hidden = [m for m in streams[1] if f"[{m.id}] ".encode() not in ask.prompt]
+        assert hidden, "the test needs a memory the prompt did not show"
+        return json.dumps({"statement": hidden[0].text, "drawn_from": [hidden[0].id]})
+
+    rnd = reflect_round(200, [Due(1, "A")], streams, {}, ScriptedOracle([answer] * 3), st,
+                        next_id=13)
+    assert [e.kind for e in rnd.events].count("refusal") == 0
+    assert len(rnd.thoughts) == 2
+
+
+def test_a_wordless_statement_is_not_a_statement_and_is_refused_before_its_citations(st):
+    streams = {1: rows_of(1, 1, 5)}
+
+    def answer(ask):
+        if ask.purpose == "questions":
+            return _questions("why?", "what?")
+        # cited twice as well, yet "not a statement" is the reason: the words are judged first
+        return json.dumps({"statement": "1268 } 127", "drawn_from": [1, 1]})
+
+    rnd = reflect_round(100, [Due(1, "A")], streams, {}, ScriptedOracle([answer] * 3), st,
+                        next_id=6)
+    refusals = [e for e in rnd.events if e.kind == "refusal"]
+    assert [(e.check, e.reason) for e in refusals] == [("wordless", "not a statement")] * 2
+    assert rnd.thoughts == ()
+
+
+def test_the_questions_schema_asks_for_distinct_items_and_a_statement_long_enough_for_two_words():
+    from kernel.seam import DRAWN_SCHEMA, asked_schema
+    q = json.loads(asked_schema(2))["properties"]["questions"]
+    assert q["uniqueItems"] is True and q["minItems"] == q["maxItems"] == 2
+    assert json.loads(DRAWN_SCHEMA)["properties"]["statement"]["minLength"] == len("ab cd")

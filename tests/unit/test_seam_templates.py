@@ -131,7 +131,8 @@ def test_the_statement_asks_what_the_day_meant_and_never_how_much_and_for_the_nu
 def test_the_asked_schema_is_exactly_n_strings_and_no_other_field():
     s = asked_schema(2)
     assert s == (b'{"type":"object","properties":{"questions":{"type":"array","items":'
-                 b'{"type":"string","minLength":1,"maxLength":160},"minItems":2,"maxItems":2}},'
+                 b'{"type":"string","minLength":1,"maxLength":160},"minItems":2,"maxItems":2,'
+                 b'"uniqueItems":true}},'
                  b'"required":["questions"],"additionalProperties":false}')
     v = jsonschema.Draft202012Validator(json.loads(s))
     assert v.is_valid({"questions": ["a", "b"]})
@@ -141,21 +142,23 @@ def test_the_asked_schema_is_exactly_n_strings_and_no_other_field():
     assert not v.is_valid({})
     assert not v.is_valid({"questions": ["a", ""]})
     assert not v.is_valid({"questions": ["a", "b" * 161]})
+    assert not v.is_valid({"questions": ["a", "a"]})
     assert asked_schema(3) != s
 
 
 def test_the_drawn_schema_is_a_statement_and_integers_and_no_other_field():
     assert DRAWN_SCHEMA == (b'{"type":"object","properties":{"statement":{"type":"string",'
-                            b'"minLength":1,"maxLength":240},"drawn_from":{"type":"array",'
+                            b'"minLength":5,"maxLength":240},"drawn_from":{"type":"array",'
                             b'"items":{"type":"integer"},"maxItems":16}},'
                             b'"required":["statement","drawn_from"],"additionalProperties":false}')
     v = jsonschema.Draft202012Validator(json.loads(DRAWN_SCHEMA))
-    assert v.is_valid({"statement": "s", "drawn_from": [1, 2]})
-    assert not v.is_valid({"statement": "s"})
-    assert not v.is_valid({"statement": "s", "drawn_from": ["1"]})
-    assert not v.is_valid({"statement": "s", "drawn_from": [], "confidence": 0.9})
+    assert v.is_valid({"statement": "it rained", "drawn_from": [1, 2]})
+    assert not v.is_valid({"statement": "it rained"})
+    assert not v.is_valid({"statement": "it rained", "drawn_from": ["1"]})
+    assert not v.is_valid({"statement": "it rained", "drawn_from": [], "confidence": 0.9})
     assert not v.is_valid({"statement": "", "drawn_from": [1]})
-    assert not v.is_valid({"statement": "s", "drawn_from": list(range(17))})
+    assert not v.is_valid({"statement": "ab c", "drawn_from": [1]})
+    assert not v.is_valid({"statement": "it rained", "drawn_from": list(range(17))})
 
 
 @pytest.mark.parametrize("n", [0, -1, True, 2.0, "2"])
