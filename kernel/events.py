@@ -176,7 +176,9 @@ class Answered(Event):
 
 @dataclass(frozen=True, slots=True)
 class Refusal(Event):
-    """An answer refused whole: by `shaped` (not the shape asked for), `cites` or `depth`."""
+    """An answer refused whole: by `shaped` (not the shape asked for), `cites` or `depth`;
+    or, with purpose "night", one group of a night's plan refused by the check it failed
+    (`index` is the group's number in the plan, 0 for the whole plan)."""
 
     kind: ClassVar[str] = "refusal"
     concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)

@@ -12,31 +12,40 @@ from kernel.cli import CONTEXT
 _LOG = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 
-def _rules():
+_IMPORTANCE = click.option(
+    "--importance", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+    help="The importance table the run was made with, for its weights and valences "
+         "(a scenario's own, say) [default: the home's].")
+
+
+def _rules(importance: Path | None = None):
     from kernel.engine import scenario
 
-    return scenario.load_rules(), scenario.rules_digest()
+    name = importance or "importance"
+    return scenario.load_rules(name), scenario.rules_digest(name)
 
 
-def _felt() -> dict:
-    """The home's valence table and day, for the felt view."""
+def _felt(importance: Path | None = None) -> dict:
+    """The valence table and the world's day, for the felt view."""
     from kernel import world
     from kernel.engine.felt import valences_of
 
-    return {"valences": valences_of(), "ticks_per_day": world.load().ticks_per_day}
+    return {"valences": valences_of(importance or "importance"),
+            "ticks_per_day": world.load().ticks_per_day}
 
 
 @click.command("index", context_settings=CONTEXT)
 @click.argument("log", type=_LOG)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where to write the index [default: LOG with .duckdb in place of its suffix].")
-def index_cmd(log: Path, out: Path | None) -> None:
+@_IMPORTANCE
+def index_cmd(log: Path, out: Path | None, importance: Path | None) -> None:
     """Rebuild LOG's DuckDB index (tables memory, events, villagers, meta; view felt) from the log alone."""
     from kernel import store
 
-    rules, digest = _rules()
+    rules, digest = _rules(importance)
     started = time.perf_counter()
-    res = store.build(log, out, rules=rules, rules_digest=digest, **_felt())
+    res = store.build(log, out, rules=rules, rules_digest=digest, **_felt(importance))
     took = time.perf_counter() - started
     click.echo(f"indexed {log}: {res.ticks} ticks, {res.events} events, {res.memory_rows} memory rows, "
                f"{res.villagers} villagers, head {res.head_hex[:16]}")
@@ -46,7 +55,8 @@ def index_cmd(log: Path, out: Path | None) -> None:
 @click.command("sql", context_settings=CONTEXT)
 @click.argument("log", type=_LOG)
 @click.argument("query")
-def sql_cmd(log: Path, query: str) -> None:
+@_IMPORTANCE
+def sql_cmd(log: Path, query: str, importance: Path | None) -> None:
     """Run one SQL QUERY over LOG's index (rebuilt first if missing or stale) and print it aligned.
 
     Tables: memory(id, villager, tick, kind, event, text, weight, about, drawn_from),
@@ -56,8 +66,8 @@ def sql_cmd(log: Path, query: str) -> None:
     """
     from kernel import store
 
-    rules, digest = _rules()
-    db, state, built = store.ensure(log, rules=rules, rules_digest=digest, **_felt())
+    rules, digest = _rules(importance)
+    db, state, built = store.ensure(log, rules=rules, rules_digest=digest, **_felt(importance))
     if built is not None:
         click.echo(f"index {state.status} ({state.reason}); rebuilt {db}: "
                    f"{built.memory_rows} memory rows", err=True)

@@ -211,11 +211,31 @@ class FeltProjection(FeltBook):
             raise VillageError("the felt projection folds the rows of a MemoryProjection: "
                                "follow one applied before it")
         mem = self._memory.rows
-        born = self.born
-        for i in range(self._looked, len(mem)):
-            born(mem[i])
-        self._looked = len(mem)
-        self.felt(tick, events)
+        n = len(mem)
+        if self._looked < n:
+            # `born`, inlined: every row of a run passes through here once
+            rows, by_v, table = self.rows, self.by_villager, self.valences._by
+            for i in range(self._looked, n):
+                m = mem[i]
+                kind, v = m.kind, m.villager
+                if kind == "thought":
+                    val = lf.mean_valence(rows[c].valence for c in m.drawn_from)
+                else:
+                    role = "actor" if kind == "did" else "target" if v in m.about else "witness"
+                    val = table.get((kind, m.event, role))
+                    if val is None:
+                        val = self.valences.of(kind, m.event, role)   # refused, with the reason
+                r = FeltRow(m.id, v, m.tick, kind, m.weight * 100, val)
+                rows[m.id] = r
+                got = by_v.get(v)
+                if got is None:
+                    by_v[v] = [r]
+                else:
+                    got.append(r)
+            self._looked = n
+        for e in events:
+            if e.kind in FELT:
+                self.felt(tick, (e,))
         self.last_tick = tick
 
 

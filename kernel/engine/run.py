@@ -73,8 +73,11 @@ def reflect_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequ
     streams = {v: tuple(rows) for v, rows in en.memory.streams.items()}
     for m in ts.seen:
         streams[m.villager] = streams.get(m.villager, ()) + (m,)
+    # the due villagers' felt state as the round begins: this tick's rows born, nothing re-felt
+    felt = (en.felt.scratch([d.villager for d in due], ts.tick, ts.seen)
+            if en.felt is not None else None)
     ts.round = reflect_round(ts.tick, due, streams, en.vectors.by_id, en.oracle, en.settings,
-                             next_id=en.memory.next_id + len(ts.seen))
+                             next_id=en.memory.next_id + len(ts.seen), felt=felt)
     return ts.round.events
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Context, Decimal
+from functools import lru_cache
 
 from kernel.laws._errors import LawError, integer
 from kernel.laws._errors import tick as as_tick
@@ -172,7 +173,31 @@ def threshold_milli(age: int, ticks_per_day: int, laws: Felt = LAWS) -> int:
 def forgets(stored: int, age: int, ticks_per_day: int, laws: Felt = LAWS) -> bool:
     """Whether a row stored at `stored`, `age` ticks since last felt, is below the curve."""
     stored = strength("stored", stored)
-    return _CTX.divide(Decimal(stored), _MILLI) < threshold(age, ticks_per_day, laws)
+    age = integer("age", age, at_least=0)
+    at = forgetting_age(stored, ticks_per_day, laws)
+    return at is not None and age >= at
+
+
+@lru_cache(maxsize=1 << 14)
+def forgetting_age(stored: int, ticks_per_day: int, laws: Felt = LAWS) -> int | None:
+    """The fewest ticks since last felt at which a row stored at `stored` is below the curve;
+    None if it never is. The threshold never falls as time passes (each step of it is a
+    correctly rounded, non-decreasing function of the age), so this one age answers every
+    `forgets` question for the strength, and a night asks it once, not once a row."""
+    stored = strength("stored", stored)
+    tpd = integer("ticks_per_day", ticks_per_day, at_least=1)
+    s = _CTX.divide(Decimal(stored), _MILLI)
+    last = laws.curve[-1][0] * tpd
+    if not s < threshold(last, tpd, laws):
+        return None
+    low, high = 0, last          # below the answer at low (age 0 forgets nothing), at it at high
+    while high - low > 1:
+        mid = (low + high) // 2
+        if s < threshold(mid, tpd, laws):
+            high = mid
+        else:
+            low = mid
+    return high
 
 
 def combined(strengths: Iterable[int]) -> int:

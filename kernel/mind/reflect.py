@@ -16,6 +16,17 @@ due at the tick: all questions calls, then one embedding call (the
 questions, and every row of theirs not yet embedded), then all statement
 calls, then one embedding call for the accepted thoughts. A village's
 round changes the resident model four times, not three times a villager.
+
+With felt memory (a felt book handed in), a row that was forgotten or
+absorbed is no longer in the window or the ranking, and the seam refuses a
+citation of it. With felt retrieval (`retrieval.importance: "felt"`) the
+importance term is what each row is felt at now, and the accepted
+statements are embedded in one call, in (villager, question) order, before
+any becomes a thought: a statement within the recurrence cosine of one of
+its villager's thoughts (as they stood when the round began, and those
+written earlier in it) is that thought recurring, and nothing is written;
+a thought written re-feels the rows it cites (kernel.mind.refeel). Thought
+ids go only to statements that do not recur, so they stay dense.
 """
 
 from __future__ import annotations
@@ -27,7 +38,9 @@ import numpy as np
 
 from kernel import events as ev
 from kernel import laws
-from kernel.errors import Refused
+from kernel.engine.felt import FeltBook
+from kernel.errors import Refused, VillageError
+from kernel.mind import refeel
 from kernel.mind.settings import Settings
 from kernel.oracle.base import Ask, Said
 from kernel.seam import DRAWN_SCHEMA, QUESTIONS, STATEMENT, Rendered, asked_schema, render, shaped
@@ -53,6 +66,7 @@ class Statement:
     verdict: laws.Verdict | None = None
     refused: str | None = None         # "check: reason" when refused, by shaped or the seam
     row: laws.Memory | None = None
+    recurred: int | None = None        # the earlier thought this statement is, when it recurs
 
 
 @dataclass(slots=True)
@@ -81,6 +95,10 @@ class Reflection:
         return sum(1 for s in self.statements if s.row is not None)
 
     @property
+    def recurrences(self) -> int:
+        return sum(1 for s in self.statements if s.recurred is not None)
+
+    @property
     def refusals(self) -> int:
         return sum(1 for s in self.statements if s.refused) + (1 if self.refused else 0)
 
@@ -106,21 +124,32 @@ def _answered(r: Reflection, purpose: str, index: int, prompt: Rendered, said: S
 
 
 def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[laws.Memory]],
-                  vectors: Mapping[int, np.ndarray], oracle, st: Settings, next_id: int) -> Round:
+                  vectors: Mapping[int, np.ndarray], oracle, st: Settings, next_id: int,
+                  felt: FeltBook | None = None) -> Round:
     """Run one round at tick `now` for every villager in `due`, in the order given.
 
     `streams` holds each villager's rows (only its own); `vectors` the rows
-    already embedded; `next_id` the identity the first thought takes.
+    already embedded; `next_id` the identity the first thought takes;
+    `felt` the due villagers' felt state as the round begins (a scratch
+    copy, which the round changes as it re-feels), or None without felt memory.
     """
     mine = {d.villager: tuple(m for m in streams.get(d.villager, ()) if m.tick <= now) for d in due}
+    # What has left a villager's memory: out of the window and the ranking, refused as a citation.
+    gone = {d.villager: felt.gone(d.villager) if felt is not None else {} for d in due}
+    live = {v: tuple(m for m in rows if m.id not in gone[v]) if gone[v] else rows
+            for v, rows in mine.items()}
+    felt_mode = st.retrieval.importance == "felt"
+    if felt_mode and felt is None:
+        raise VillageError("felt retrieval needs the felt state: the importance table has no "
+                           "valence table")
     refl: list[Reflection] = []
 
     # Phase 1: every questions call.
     for d in due:
-        window = laws.recent(mine[d.villager], now, st.recent)
+        window = laws.recent(live[d.villager], now, st.recent)
         prompt = render(QUESTIONS, name=d.name, memories=window, count=st.questions)
         r = Reflection(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
-                       rows=len(mine[d.villager]), window=window, prompt=prompt)
+                       rows=len(live[d.villager]), window=window, prompt=prompt)
         if not window:
             # Nothing remembered yet: there is no day to make something of, and no call.
             refl.append(r)
@@ -142,7 +171,7 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
         refl.append(r)
 
     # Phase 2: one embedding call for every question and every row not yet embedded.
-    fresh = sorted({m.id: m for d in due for m in mine[d.villager] if m.id not in vectors}.values(),
+    fresh = sorted({m.id: m for d in due for m in live[d.villager] if m.id not in vectors}.values(),
                    key=lambda m: m.id)
     qtexts = [q for r in refl for q in r.questions]
     new: dict[int, np.ndarray] = {}
@@ -161,11 +190,13 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
     for r in refl:
         if not r.questions:
             continue
-        rows = mine[r.villager]
+        rows = live[r.villager]
         mat = np.stack([new[m.id] if m.id in new else vectors[m.id] for m in rows])
+        # what each row is felt at as the round begins, for felt retrieval
+        now_felt = [felt.felt_now(m.id, now) / 1000 for m in rows] if felt_mode else None
         for i, q in enumerate(r.questions, start=1):
             s = Statement(index=i, question=q)
-            s.ranked = laws.rank(now, rows, mat, qvecs[qi], st.retrieval)
+            s.ranked = laws.rank(now, rows, mat, qvecs[qi], st.retrieval, felt=now_felt)
             qi += 1
             s.prompt = render(STATEMENT, name=r.name, question=q,
                               memories=[x.memory for x in s.ranked])
@@ -176,6 +207,7 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
     events: list[ev.Event] = []
     thoughts: list[laws.Memory] = []
     nid = next_id
+    accepted: list[tuple[Reflection, Statement, int]] = []   # with the slot its events fill
     for r in refl:
         if r.said is not None:
             events.append(_answered(r, "questions", 0, r.prompt, r.said))
@@ -205,11 +237,16 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
                                          check=said_back.check, reason=said_back.reason))
                 continue
             # The seam reads the stream as it stood when the round began.
-            s.verdict = laws.cite(mine[r.villager], now, s.cites, st.cap)
+            s.verdict = laws.cite(mine[r.villager], now, s.cites, st.cap, gone[r.villager])
             if not s.verdict.ok:
                 s.refused = f"{s.verdict.check}: {s.verdict.reason}"
                 events.append(ev.Refusal(villager=r.villager, purpose="statement", index=s.index,
                                          check=s.verdict.check, reason=s.verdict.reason))
+                continue
+            if felt_mode:
+                # Whether it recurs is known only once every accepted statement is embedded.
+                accepted.append((r, s, len(events)))
+                events.append(None)  # type: ignore[arg-type]
                 continue
             # Earlier thoughts of this round count for the first-of-its-kind bonus only.
             s.row = laws.reflected(mine[r.villager] + tuple(written), now, s.statement, s.cites,
@@ -221,8 +258,38 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
                                      weight=s.row.weight, depth=s.verdict.depth,
                                      about=s.row.about, drawn_from=s.row.drawn_from))
 
+    # Phase 4b (felt retrieval): one embedding call for the accepted statements, then each
+    # recurs as an earlier thought or becomes one, in (villager, question) order.
+    if accepted:
+        mat = oracle.embed(st.embed_model, [s.statement for _, s, _ in accepted],
+                           purpose="statements")
+        fills: dict[int, list[ev.Event]] = {}
+        written: dict[int, list[laws.Memory]] = {}
+        for (r, s, slot), vec in zip(accepted, mat, strict=True):
+            r.embedded += 1
+            mine_now = mine[r.villager] + tuple(written.get(r.villager, ()))
+            row = laws.reflected(mine_now, now, s.statement, s.cites, st.thought, next_id=nid,
+                                 villager=r.villager)
+            own = [m.id for m in mine_now if m.is_thought]
+            hit = refeel.recurrence(vec, own, {i: new[i] if i in new else vectors[i] for i in own})
+            if hit is not None:
+                s.recurred = hit[0]
+                fills[slot] = [refeel.recur(felt, r.villager, hit[0], s.index, s.statement,
+                                            row.weight, now)]
+                continue
+            s.row = row
+            nid += 1
+            written.setdefault(r.villager, []).append(row)
+            thoughts.append(row)
+            new[row.id] = vec
+            fills[slot] = [ev.Thought(id=row.id, villager=r.villager, text=row.text,
+                                      weight=row.weight, depth=s.verdict.depth, about=row.about,
+                                      drawn_from=row.drawn_from),
+                           *refeel.refeel(felt, row, now)]
+        events = [x for i, e in enumerate(events) for x in (fills[i] if e is None else (e,))]
+
     # Phase 5: one embedding call for the accepted thoughts.
-    if thoughts:
+    if thoughts and not felt_mode:
         mat = oracle.embed(st.embed_model, [t.text for t in thoughts], purpose="thoughts")
         for i, t in enumerate(thoughts):
             new[t.id] = mat[i]

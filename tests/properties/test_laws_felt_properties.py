@@ -110,3 +110,33 @@ def test_a_rows_role_is_actor_for_its_doer_target_when_about_itself_else_witness
     assert lf.role(2, "saw", (1, 2)) == "target"
     assert lf.role(3, "saw", (1, 2)) == "witness"
     assert lf.role(3, "heard", (1,)) == "witness"
+
+
+@given(st.lists(st.tuples(st.integers(1, 10), st.integers(0, 500)), min_size=1, max_size=30),
+       st.integers(0, 2**32 - 1))
+def test_felt_retrieval_at_each_rows_weight_over_ten_ranks_as_weight_retrieval(rows, seed):
+    import numpy as np
+
+    from kernel.laws import Memory, Retrieval, rank
+    ms = [Memory(id=i + 1, villager=1, tick=t, kind="did", event="meal", text=f"row {i}",
+                 weight=w, about=()) for i, (w, t) in enumerate(rows)]
+    rng = np.random.default_rng(seed)
+    vecs = rng.standard_normal((len(ms), 6)).astype(np.float32)
+    q = rng.standard_normal(6)
+    by_weight = rank(500, ms, vecs, q, Retrieval())
+    by_felt = rank(500, ms, vecs, q, Retrieval(importance="felt"), felt=[m.weight / 10 for m in ms])
+    assert [(x.memory.id, x.score) for x in by_felt] == [(x.memory.id, x.score) for x in by_weight]
+
+
+def test_felt_retrieval_without_felt_strengths_is_refused():
+    import numpy as np
+
+    from kernel.laws import Memory, Retrieval, rank
+    m = Memory(id=1, villager=1, tick=0, kind="did", event="meal", text="x", weight=1, about=())
+    with pytest.raises(LawError, match="felt"):
+        rank(1, [m], np.ones((1, 2)), [1.0, 0.0], Retrieval(importance="felt"))
+
+
+@given(strengths, st.integers(0, 200 * 2000), st.sampled_from([24, 2000]))
+def test_forgetting_by_the_first_age_below_the_curve_is_forgetting_by_the_curve(s, age, tpd):
+    assert lf.forgets(s, age, tpd) == (Fraction(s, 1000) < Fraction(lf.threshold(age, tpd)))

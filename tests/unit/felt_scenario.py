@@ -28,7 +28,7 @@ NIGHT = {"shown": 24, "groups": 4, "members": 6, "limit": 192}
 
 
 def make(folder: Path, *, days: int = 3, tpd: int = 200, night: dict | None = NIGHT,
-         importance: str = "weight", reflecting: tuple[str, ...] = ("Halla", "Ander", "Mose")) -> Path:
+         importance: str = "felt", reflecting: tuple[str, ...] = ("Halla", "Ander", "Mose")) -> Path:
     """Write a scenario folder and return it."""
     root = Path(__file__).resolve().parents[2]
     folder.mkdir(parents=True, exist_ok=True)

@@ -212,3 +212,109 @@ def test_the_felt_view_shows_each_rows_felt_state_in_sql(recorded, tmp_path):
     assert list(cols) == ["villager", "id", "tick", "kind", "text", "intensity", "valence",
                           "stored", "last_felt", "felt_now", "forgotten_at", "absorbed_into",
                           "refelt_count"]
+
+
+def events_of(path, cls):
+    return [(t.tick, e) for t in read_ticks(path) for e in t.events if isinstance(e, cls)]
+
+
+def test_a_written_thought_re_feels_the_rows_it_cites_whose_feeling_agrees(three_days):
+    from kernel.laws import felt as lf
+    sc, _, report, path, _ = three_days
+    refelt = events_of(path, ev.Refelt)
+    assert refelt
+    thoughts = {e.id: (t, e) for t, e in events_of(path, ev.Thought)}
+    felt = fold_felt(sc, path)
+    for t, e in refelt:
+        tick, th = thoughts[e.by]
+        assert tick == t and e.id in th.drawn_from
+        assert lf.agree(felt.rows[e.id].valence, felt.rows[th.id].valence)
+        # never past what the thought is felt at, and a stronger row keeps its strength
+        assert e.stored == lf.reconsolidate(e.fallen, th.weight * 100)
+        assert e.stored >= e.fallen and (e.stored <= th.weight * 100 or e.stored == e.fallen)
+    for _, th in thoughts.values():
+        for c in th.drawn_from:
+            if not lf.agree(felt.rows[c].valence, felt.rows[th.id].valence):
+                assert not any(e.by == th.id and e.id == c for _, e in refelt)
+
+
+def test_a_statement_said_again_recurs_as_the_earlier_thought_and_ids_stay_dense(tmp_path):
+    def same(ask, ids):
+        return json.dumps({"statement": "The day felt full of food", "drawn_from": ids[:1]})
+
+    sc, oracle, report, path, _ = run(tmp_path, answers=lambda a: answer(a, statement=same))
+    recurred = events_of(path, ev.Recurred)
+    thoughts = events_of(path, ev.Thought)
+    # one thought per villager, written at its first question; every later statement recurs
+    assert sorted(e.villager for _, e in thoughts) == [1, 2, 3]
+    accepted = sum(1 for r in report.rounds for x in r.reflections for s in x.statements
+                   if s.verdict is not None and s.verdict.ok)
+    assert recurred and len(recurred) == accepted - 3
+    first = {e.villager: e.id for _, e in thoughts}
+    assert all(e.id == first[e.villager] for _, e in recurred)
+    folded = fold_felt(sc, path)
+    mem = engine.memory_of(path, rules=sc.rules)
+    assert [m.id for m in mem.rows] == list(range(1, len(mem.rows) + 1))
+    for _, e in recurred:
+        assert e.stored >= e.fallen
+    for v, i in first.items():
+        assert folded.rows[i].refelt == sum(1 for _, e in recurred if e.villager == v)
+    # each round's accepted statements were embedded in one call, before any was written
+    said = [texts for _, texts in oracle.embedded
+            if texts and set(texts) == {"The day felt full of food"}]
+    assert sum(len(t) for t in said) == accepted and len(said) <= 3
+
+
+def test_a_citation_of_a_forgotten_or_absorbed_row_is_refused_with_when(tmp_path):
+    sc, _, report, path, _ = run(tmp_path / "first")
+    forgotten = {e.id: (t, e.villager) for t, e in events_of(path, ev.Forgotten) if t == 399}
+    absorbed = {a: (t, e.anchor, e.villager) for t, e in events_of(path, ev.Absorbed)
+                if t == 399 for a in e.absorbed}
+    halla_f = min(i for i, (_, v) in forgotten.items() if v == 1)
+    halla_a = min(i for i, (_, _, v) in absorbed.items() if v == 1)
+
+    def cite_gone(ask, ids):
+        if ask.seed == 599 + 1:   # Halla's third day: one statement each way
+            gone = halla_f if b"What mattered" in ask.prompt else halla_a
+            return json.dumps({"statement": "I remember what I lost", "drawn_from": [gone]})
+        return answer(ask)
+
+    sc2, _, _, path2, _ = run(tmp_path / "second", answers=lambda a: answer(
+        a, statement=lambda ask, ids: cite_gone(ask, ids)))
+    reasons = [e.reason for t, e in events_of(path2, ev.Refusal)
+               if e.purpose == "statement" and e.villager == 1 and t == 599]
+    assert f"memory {halla_f} was forgotten at tick 399" in reasons
+    assert (f"memory {halla_a} was absorbed into memory {absorbed[halla_a][1]} at tick 399"
+            in reasons)
+
+
+def test_a_row_that_left_memory_is_in_no_window_and_no_ranking(three_days):
+    sc, _, report, path, _ = three_days
+    felt = fold_felt(sc, path)
+    for rnd in report.rounds:
+        for r in rnd.reflections:
+            shown = [m.id for m in r.window] + [x.memory.id for s in r.statements
+                                                 for x in s.ranked]
+            for i in shown:
+                row = felt.rows[i]
+                assert row.forgotten_at is None or row.forgotten_at >= rnd.now
+                assert row.absorbed_at is None or row.absorbed_at >= rnd.now
+
+
+def test_the_index_and_sql_commands_read_the_valences_of_the_table_they_are_given(recorded,
+                                                                                  tmp_path):
+    from click.testing import CliRunner
+
+    from kernel.cli import main
+    sc, log = recorded
+    imp = str(sc.folder / "importance.json")
+    db = tmp_path / "felt.duckdb"
+    res = CliRunner().invoke(main, ["index", str(log), "--out", str(db), "--importance", imp])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(main, ["sql", str(log), "--importance", imp,
+                                    "SELECT count(*) AS n, count(forgotten_at) AS f FROM felt"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.strip().splitlines()
+    row = lines[lines.index(next(x for x in lines if x.split()[:2] == ["n", "f"])) + 1:]
+    n, f = (int(x) for x in next(x for x in row if x.split()[0].isdigit()).split())
+    assert n > 0 and f > 0
