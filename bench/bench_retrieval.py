@@ -94,16 +94,18 @@ def measure(q: np.ndarray, lines: np.ndarray, relevant: np.ndarray) -> tuple[flo
 # embeds text as a run does; a backend that cannot run here (or crashes)
 # costs its column, not the benchmark.
 
+# The old embedder by its own name (SmolLM2 mean-pooled through llama.cpp, which the
+# models config still offers), and the new one as the embedder config names it.
 EMBEDDERS = (
-    ("SmolLM2 mean (llama.cpp)", "models", "embed"),
+    ("SmolLM2 mean (llama.cpp)", None, "smollm2:135m-instruct/mean"),
     ("all-MiniLM-L6-v2 (onnx)", "embedder", "embed"),
 )
 
 
-def _embed(config_name: str, key: str, texts: Sequence[str]) -> tuple[np.ndarray | None, str]:
+def _embed(config_name: str | None, key: str, texts: Sequence[str]) -> tuple[np.ndarray | None, str]:
     from kernel import config
 
-    model = config.load(config_name)[key]
+    model = key if config_name is None else config.load(config_name)[key]
     cmd = [sys.executable, "-c", "import sys; from kernel.cli import main; sys.exit(main())",
            "embed", "--oracle", "llamacpp", "--model", model]
     r = subprocess.run(cmd, input="\n".join(texts) + "\n", capture_output=True, text=True,
