@@ -123,6 +123,13 @@ def _answered(r: Reflection, purpose: str, index: int, prompt: Rendered, said: S
                        text=said.text, done_reason=said.done_reason)
 
 
+def _generate_all(oracle, asks: list[Ask]) -> list[Said]:
+    """Independent asks answered in their order: together where the oracle can (a pool of
+    workers has `generate_many`), else one by one. The answers, and so the events, are the same."""
+    many = getattr(oracle, "generate_many", None)
+    return list(many(asks)) if many is not None else [oracle.generate(a) for a in asks]
+
+
 def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[laws.Memory]],
                   vectors: Mapping[int, np.ndarray], oracle, st: Settings, next_id: int,
                   felt: FeltBook | None = None) -> Round:
@@ -144,18 +151,18 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
                            "valence table")
     refl: list[Reflection] = []
 
-    # Phase 1: every questions call.
+    # Phase 1: every questions call, asked together.
+    schema = asked_schema(st.questions)
     for d in due:
         window = laws.recent(live[d.villager], now, st.recent)
         prompt = render(QUESTIONS, name=d.name, memories=window, count=st.questions)
-        r = Reflection(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
-                       rows=len(live[d.villager]), window=window, prompt=prompt)
-        if not window:
-            # Nothing remembered yet: there is no day to make something of, and no call.
-            refl.append(r)
-            continue
-        schema = asked_schema(st.questions)
-        r.said = oracle.generate(_ask(st, "questions", prompt, schema, r.seed))
+        refl.append(Reflection(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
+                               rows=len(live[d.villager]), window=window, prompt=prompt))
+    # Nothing remembered yet: there is no day to make something of, and no call.
+    asking = [r for r in refl if r.window]
+    saids = _generate_all(oracle, [_ask(st, "questions", r.prompt, schema, r.seed) for r in asking])
+    for r, said in zip(asking, saids, strict=True):
+        r.said = said
         try:
             asked = tuple(shaped(r.said, schema)["questions"])
         except Refused as e:
@@ -168,7 +175,6 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
                 r.questions = asked
             else:
                 r.refused = f"repeated: {laws.repetition(*again)}"
-        refl.append(r)
 
     # Phase 2: one embedding call for every question and every row not yet embedded.
     fresh = sorted({m.id: m for d in due for m in live[d.villager] if m.id not in vectors}.values(),
@@ -185,8 +191,9 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
         for r in refl:
             r.embedded = sum(1 for m in fresh if m.villager == r.villager) + len(r.questions)
 
-    # Phase 3: for every question, bring memories to mind and make the statement call.
+    # Phase 3: for every question, bring memories to mind; the statement calls asked together.
     qi = 0
+    asks: list[Ask] = []
     for r in refl:
         if not r.questions:
             continue
@@ -200,8 +207,11 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
             qi += 1
             s.prompt = render(STATEMENT, name=r.name, question=q,
                               memories=[x.memory for x in s.ranked])
-            s.said = oracle.generate(_ask(st, "statement", s.prompt, DRAWN_SCHEMA, r.seed))
+            asks.append(_ask(st, "statement", s.prompt, DRAWN_SCHEMA, r.seed))
             r.statements.append(s)
+    stated = [s for r in refl for s in r.statements]
+    for s, said in zip(stated, _generate_all(oracle, asks), strict=True):
+        s.said = said
 
     # Phase 4: the seam, in order, and the rows the accepted statements become.
     events: list[ev.Event] = []
