@@ -33,10 +33,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kernel import config
 from kernel import events as ev
-from kernel.engine.felt import FeltBook
 from kernel.errors import Refused
 from kernel.laws import felt as lf
 from kernel.laws.memory import Memory
@@ -46,6 +46,9 @@ from kernel.mind.settings import Settings
 from kernel.oracle.base import Ask, Said
 from kernel.seam import Rendered, render, shaped
 from kernel.seam.plan import NIGHT, plan_schema
+
+if TYPE_CHECKING:
+    from kernel.engine.felt import FeltBook  # annotations only: the engine imports the mind
 
 
 @dataclass(frozen=True, slots=True)

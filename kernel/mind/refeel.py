@@ -19,13 +19,16 @@ order and hands in the vectors.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kernel import events as ev
 from kernel import laws
-from kernel.engine.felt import FeltBook
 from kernel.laws import felt as lf
+
+if TYPE_CHECKING:
+    from kernel.engine.felt import FeltBook  # annotations only: the engine imports the mind
 
 
 def refeel(book: FeltBook, thought: laws.Memory, now: int) -> list[ev.Refelt]:
