@@ -29,7 +29,7 @@ from pathlib import Path
 from kernel import config
 from kernel import events as ev
 from kernel.engine.projection import Projection
-from kernel.engine.run import PHASES, Engine, Phase, RunReport, _remove
+from kernel.engine.run import PHASES, Engine, Phase, RunReport, _remove, account, drive
 from kernel.engine.scenario import Scenario
 from kernel.errors import ConfigError, VillageError
 from kernel.log import FORMAT, Header, LogWriter, read_header, verify
@@ -228,14 +228,7 @@ def run_fork(parent: Scenario, child: Scenario, at: int, out: str | os.PathLike,
     try:
         for t, events, ts in frames:
             log.append(t, events)
-            report.ticks += 1
-            report.events += len(events)
-            if ts.round is not None:
-                report.rounds.append(ts.round)
-                if on_round is not None:
-                    on_round(ts.round)
-            if progress is not None:
-                progress(1)
+            account(report, events, ts, on_round=on_round, progress=progress)
         del frames
         # From T on: the fork's configs and its oracle.
         en.scenario = child
@@ -243,24 +236,8 @@ def run_fork(parent: Scenario, child: Scenario, at: int, out: str | os.PathLike,
         en.oracle = oracle
         if child.world.digest != parent.world.digest:
             en.world = replace(en.world, config=child.world)
-        for t in range(at, n):
-            try:
-                events, ts = en.tick(t)
-            except Exception as e:
-                if not keep_going:
-                    raise
-                report.stopped = e
-                break
-            log.append(t, events)
-            en.apply(t, events, ts)
-            report.ticks += 1
-            report.events += len(events)
-            if ts.round is not None:
-                report.rounds.append(ts.round)
-                if on_round is not None:
-                    on_round(ts.round)
-            if progress is not None:
-                progress(1)
+        drive(en, log, range(at, n), report, keep_going=keep_going, on_round=on_round,
+              progress=progress)
         report.head_hex = log.head.hex()
     except BaseException:
         try:

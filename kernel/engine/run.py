@@ -191,6 +191,43 @@ class RunReport:
         return sum(len(x.statements) for r in self.rounds for x in r.reflections)
 
 
+def account(report: RunReport, events: Sequence[ev.Event], ts: TickState, *,
+            on_round: Callable[[Round], None] | None = None,
+            progress: Callable[[int], None] | None = None) -> None:
+    """Count one appended tick into the report: its events, its round and its night."""
+    report.ticks += 1
+    report.events += len(events)
+    if ts.round is not None:
+        report.rounds.append(ts.round)
+        if on_round is not None:
+            on_round(ts.round)
+    if ts.night is not None:
+        report.nights.append(ts.night)
+    if progress is not None:
+        progress(1)
+
+
+def drive(en: Engine, log: LogWriter, ticks: range, report: RunReport, *, keep_going: bool = False,
+          on_round: Callable[[Round], None] | None = None,
+          progress: Callable[[int], None] | None = None) -> None:
+    """The one tick loop: run each tick's phases, append its frame, fold it, count it.
+
+    An error in a phase stops the loop before its tick is appended; with
+    `keep_going` it is kept in the report, without it is raised.
+    """
+    for t in ticks:
+        try:
+            events, ts = en.tick(t)
+        except Exception as e:
+            if not keep_going:
+                raise
+            report.stopped = e
+            break
+        log.append(t, events)
+        en.apply(t, events, ts)
+        account(report, events, ts, on_round=on_round, progress=progress)
+
+
 def run(sc: Scenario, oracle, out: str | os.PathLike, *, settings: Settings | None = None,
         ticks: int | None = None, progress: Callable[[int], None] | None = None,
         on_round: Callable[[Round], None] | None = None, keep_going: bool = False,
@@ -218,26 +255,8 @@ def run(sc: Scenario, oracle, out: str | os.PathLike, *, settings: Settings | No
     log = LogWriter.create(out, config_digest=sc.header_digest, seed=sc.world.seed,
                            ticks_per_day=sc.world.ticks_per_day, commit_every=commit_every)
     try:
-        for t in range(n):
-            try:
-                events, ts = en.tick(t)
-            except Exception as e:
-                if not keep_going:
-                    raise
-                report.stopped = e
-                break
-            log.append(t, events)
-            en.apply(t, events, ts)
-            report.ticks += 1
-            report.events += len(events)
-            if ts.round is not None:
-                report.rounds.append(ts.round)
-                if on_round is not None:
-                    on_round(ts.round)
-            if ts.night is not None:
-                report.nights.append(ts.night)
-            if progress is not None:
-                progress(1)
+        drive(en, log, range(n), report, keep_going=keep_going, on_round=on_round,
+              progress=progress)
         report.head_hex = log.head.hex()
     except BaseException:
         try:
