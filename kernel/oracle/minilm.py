@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from kernel.errors import OracleError
-from kernel.oracle.base import Ask, Oracle, Said
+from kernel.oracle.base import Ask, Oracle, Said, file_sha256
 
 BACKEND = "minilm"
 EXTRA = "village-kernel[embed]"
@@ -57,7 +57,6 @@ EXTRA = "village-kernel[embed]"
 _LOCK = threading.Lock()
 _SESSIONS: dict[tuple[Any, ...], Any] = {}
 _TOKENIZERS: dict[tuple[Any, ...], Any] = {}
-_SHA: dict[tuple[str, int, int], str] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,16 +85,6 @@ def store() -> Path:
     return Path(env) if env else Path(sys.prefix) / "share" / "village-kernel" / "models"
 
 
-def file_sha256(path: Path) -> str:
-    st = path.stat()
-    key = (str(path), st.st_size, st.st_mtime_ns)
-    if key not in _SHA:
-        h = hashlib.sha256()
-        with open(path, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
-        _SHA[key] = h.hexdigest()
-    return _SHA[key]
 
 
 def _installed(f: Shipped) -> Path | None:
