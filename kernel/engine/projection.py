@@ -41,6 +41,17 @@ class Projection(Protocol):
     def apply(self, tick: int, events: Sequence[ev.Event]) -> object: ...
 
 
+class Follower(Projection, Protocol):
+    """An extra projection of a run that reads the rows the engine folds anyway.
+
+    The engine calls `follow_engine(memory, felt)` with its own memory
+    projection and its felt projection (None without felt memory) before
+    the first tick, and applies both before the follower each tick; the
+    follower then folds only what is its own."""
+
+    def follow_engine(self, memory: MemoryProjection, felt: object | None) -> None: ...
+
+
 class _Grown:
     """One numpy column appended to in blocks: capacity doubles, so appending is linear."""
 

@@ -265,6 +265,20 @@ class RunIndex:
         self.parts: list = [self.memory, self.events] + ([self.felt] if self.felt else [])
         self.ticks = 0
 
+    def follow_engine(self, memory: MemoryProjection, felt: FeltProjection | None) -> None:
+        """Take a run's own memory projection, and its felt projection where it is this
+        index's (the same valences and day), instead of folding perception a second time:
+        the engine applies them before this one and folds only the events here."""
+        self.memory = memory
+        own = self.felt
+        if own is not None and felt is not None and (felt.valences, felt.ticks_per_day,
+                                                     felt.laws) == (own.valences,
+                                                                    own.ticks_per_day, own.laws):
+            self.felt = felt
+            self.parts = [self.events]
+        else:
+            self.parts = [self.events] + ([own.follow(memory)] if own is not None else [])
+
     def start(self) -> None:
         for p in self.parts:
             p.start()
