@@ -61,7 +61,8 @@ def draw_strengths(villagers, title: str, out: Path, ticks_per_day: int) -> None
             label = (f"[{c.id}] {c.kind}: {_short(c.text)}" if one else
                      v.name if k == 0 else None)
             ax.plot(c.x, [y / 1000 for y in c.y], color=col, linewidth=1.5 if one else 1.2,
-                    alpha=1.0 if one else 0.9 - 0.1 * min(k, 4), label=label)
+                    alpha=1.0 if one else 0.9 - 0.1 * min(k, 4), label=label,
+                    linestyle=_dash(k) if one else "-")
             if c.end is not None:
                 ends.add(c.end)
                 ax.plot([c.x[-1]], [c.y[-1] / 1000], linestyle="none", color=col,
@@ -88,6 +89,13 @@ def draw_strengths(villagers, title: str, out: Path, ticks_per_day: int) -> None
         ax.text(0.5, 0.5, "no row was felt in this run", ha="center", va="center",
                 transform=ax.transAxes, color="0.4")
     _save(plt, fig, out)
+
+
+def _dash(rank: int):
+    """The report's dash for a row of this rank, so a line lying on another still shows."""
+    from kernel.report.html import ROW_DASHES
+    d = ROW_DASHES[rank % len(ROW_DASHES)]
+    return "-" if not d else (0, tuple(int(x) / 1.5 for x in d.split()))
 
 
 def _short(text: str, n: int = 48) -> str:
