@@ -81,3 +81,23 @@ def test_an_event_of_no_known_kind_is_refused_as_the_codec_refuses_it():
 
     _same(3, [ev.Founded(villager=1, name="A", x=1, y=2), Stray(villager=1, name="A", x=1, y=2)])
     _same(True, [ev.Founded(villager=1, name="A", x=1, y=2)])
+
+
+@MANY
+@given(st.integers(0, 2**40), st.lists(events(), max_size=8))
+def test_the_index_writes_each_events_fields_as_the_json_of_the_codecs_map(tick, es):
+    import json
+
+    from kernel.store.index import IndexProjection
+
+    idx = IndexProjection()
+    idx.apply(tick, es)
+    for e, kind, who, other, mg, fields in zip(es, idx.kind, idx.who, idx.other, idx.mg,
+                                               idx.fields, strict=True):
+        m = ev.to_map(e)
+        assert kind == m.pop("kind")
+        assert fields == json.dumps(m, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        want_who, want_other = type(e).concerns
+        assert (who, other, mg) == (m.get(want_who) if want_who else None,
+                                    m.get(want_other) if want_other else None,
+                                    m.get("milligrams"))
