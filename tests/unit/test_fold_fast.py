@@ -252,6 +252,8 @@ def test_the_memory_columns_are_the_rows_columns_whole_and_per_villager(scenario
         mem.apply(tick, events)
         if i in (0, 700, 701):  # asked part way: the columns catch up in blocks
             assert len(mem.columns()) == len(mem.rows)
+        if i in (300, 1200):    # and a villager's positions are placed in blocks of their own
+            mem.columns_of(1)
     c = mem.columns()
     assert c.ids.tolist() == [m.id for m in mem.rows]
     assert c.villagers.tolist() == [m.villager for m in mem.rows]
