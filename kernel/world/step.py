@@ -11,7 +11,8 @@ memory is: perception reads the events it returns.
 
 Sight and reach cost what the village holds, not its square: who sees
 whom is found through a grid of buckets as wide as the sight radius (a
-pair in sight is in the same or a neighbouring bucket), and who is within
+pair in sight is in the same or a neighbouring bucket; a small village
+sweeps along x instead), and who is within
 reach is asked only of those in sight at the last tick, which is the rule.
 The state is held by column (a tuple per villager field, the food and the
 tick each cell was last written at as int64 bytes), so a tick copies
@@ -62,7 +63,7 @@ them overflows."""
 _VECTOR_FROM = 160
 """From this many villagers in the world, the step works on arrays: pairs in
 sight are found through a table of buckets, and the quiet villagers (see
-`_Tick.sort_out`) burn all at once. Below it a dict of buckets and one loop
+`_Tick.sort_out`) burn all at once. Below it a sweep along x and one loop
 are quicker than numpy's cost per call. Both ways give the same world and
 the same events (a test holds them to it)."""
 
@@ -275,45 +276,43 @@ _AHEAD = ((0, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
 """A bucket and the four neighbours after it: every neighbouring pair of buckets once."""
 
 
-def _pairs_by_dict(who: list[int], px: list[int], py: list[int], radius: int
-                   ) -> tuple[list[int], list[int], list[int]]:
-    """Every two of `who` (positions) whose spots are within `radius`: (i's, j's, squared distances)."""
-    size = max(radius, 1)
+def _pairs_by_sweep(who: list[int], px: list[int], py: list[int], radius: int
+                    ) -> tuple[list[int], list[int], list[int]]:
+    """Every two of `who` (positions) whose spots are within `radius`: (i's, j's, squared distances).
+
+    A small village's search: villagers in order of x, each held against
+    those after it until one is further along x than the radius, so no
+    bucket is made or looked up. Only those within the radius along x are
+    ever compared, which in a village below `_VECTOR_FROM` is a few each.
+    """
     limit = (radius + 1) ** 2
-    buckets: dict[tuple[int, int], list[int]] = {}
-    for i in who:
-        key = (px[i] // size, py[i] // size)
-        b = buckets.get(key)
-        if b is None:
-            buckets[key] = [i]
-        else:
-            b.append(i)
+    order = sorted(who, key=px.__getitem__)
+    xs = [px[i] for i in order]
     first: list[int] = []
     second: list[int] = []
     squares: list[int] = []
-    for (bx, by), members in buckets.items():
-        for ox, oy in _AHEAD:
-            if ox == 0 and oy == 0:
-                others = members
-            else:
-                others = buckets.get((bx + ox, by + oy))
-                if others is None:
-                    continue
-            for k, i in enumerate(members):
-                xi, yi = px[i], py[i]
-                for j in (others[k + 1:] if others is members else others):
-                    dx, dy = px[j] - xi, py[j] - yi
-                    d2 = dx * dx + dy * dy
-                    if d2 < limit:
-                        first.append(i)
-                        second.append(j)
-                        squares.append(d2)
+    m = len(order)
+    for a in range(m):
+        i = order[a]
+        xi, yi = xs[a], py[i]
+        last = xi + radius        # further along x than this, nobody is within the radius
+        for b in range(a + 1, m):
+            xj = xs[b]
+            if xj > last:
+                break
+            j = order[b]
+            dx, dy = xj - xi, py[j] - yi
+            d2 = dx * dx + dy * dy
+            if d2 < limit:
+                first.append(i)
+                second.append(j)
+                squares.append(d2)
     return first, second, squares
 
 
 def _pairs_by_arrays(who: list[int], px: list[int], py: list[int], radius: int
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The same pairs as `_pairs_by_dict`, as arrays, found through a table of buckets.
+    """The same pairs as `_pairs_by_sweep`, as arrays, found through a table of buckets.
 
     Villagers are sorted by bucket and each bucket's run of them is read off
     a table of every bucket's start, so a bucket's neighbours are found by
@@ -647,7 +646,7 @@ class _Tick:
             lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
             now = dict(zip(zip(lo.tolist(), hi.tolist(), strict=True), d2.tolist(), strict=True))
         else:
-            a, b, d2 = _pairs_by_dict(who, self.px, self.py, self.cfg.sight)
+            a, b, d2 = _pairs_by_sweep(who, self.px, self.py, self.cfg.sight)
             ids = self.ids
             now = {}
             for i, j, sq in zip(a, b, d2, strict=True):

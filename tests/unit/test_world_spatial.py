@@ -454,7 +454,7 @@ def test_radii_at_the_edges_of_a_bucket_give_the_same_events_as_the_pairwise_rul
 @pytest.mark.parametrize("vector_from", [1, 10**9])
 def test_both_searches_find_exactly_the_pairs_within_the_radius(vector_from):
     rng = random.Random(vector_from)
-    search = step_module._pairs_by_arrays if vector_from == 1 else step_module._pairs_by_dict
+    search = step_module._pairs_by_arrays if vector_from == 1 else step_module._pairs_by_sweep
     for _ in range(200):
         n = rng.randint(0, 60)
         side = rng.randint(1, 9000)
