@@ -11,6 +11,11 @@
 - A sweep's overhead per run: world runs of village-day as Ray tasks on a
   local Ray of 1 CPU (files shipped, written back, renamed, the table
   built), against the same runs made by `engine.run` one after another.
+- A pool of Ollama hosts: the same questions group asked of 1 and of 2
+  stand-in Ollama servers on this machine (stdlib HTTP, through the real
+  `ollama` client), each taking a fixed time a call as a model would; the
+  ratio is what the second host buys when the hosts are the workers, and
+  the gap to the fixed time is the client's and the pool's cost a call.
 
 `BENCH_CLUSTER_CALLS` asks fewer of the round's calls (default: all 24).
 Figures are ratios and per-call costs measured here; the machine is shared.
@@ -21,8 +26,10 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import threading
 import time
 from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from kernel import cluster, engine, sweep
@@ -106,6 +113,62 @@ def _sweep_overhead(n: int = 6, ticks: int = 400) -> tuple[float, float]:
     return plain, swept
 
 
+OLLAMA_CALL_S = 0.05
+"""What a stand-in Ollama server takes a call, as a model would."""
+
+
+def _stand_in(delay: float) -> ThreadingHTTPServer:
+    """A server with one model listed, answering every generate call after `delay` seconds."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self):
+            n = int(self.headers.get("content-length") or 0)
+            req = json.loads(self.rfile.read(n) or b"{}")
+            if self.path == "/api/tags":
+                body = {"models": [{"name": "m", "model": "m", "digest": "ab" * 32, "size": 1}]}
+            else:
+                time.sleep(delay)
+                body = {"model": req.get("model"), "response": '{"questions": ["why?"]}',
+                        "done": True, "done_reason": "stop", "prompt_eval_count": 1,
+                        "eval_count": 1, "total_duration": int(delay * 1e9)}
+            data = json.dumps(body).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = _answer
+
+        def log_message(self, *a):
+            pass
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv.daemon_threads = True
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv
+
+
+def _ollama_hosts(asks: list[Ask], n: int) -> float:
+    from kernel.oracle.ollama import OllamaHosts, OllamaOracle
+
+    servers = [_stand_in(OLLAMA_CALL_S) for _ in range(n)]
+    models = {a.model: ("m", "ab" * 32) for a in asks}
+    pool = OllamaHosts([OllamaOracle(host=f"http://127.0.0.1:{s.server_address[1]}",
+                                     models=models, timeout=30) for s in servers])
+    try:
+        pool.digest(asks[0].model)
+        pool.generate_many(asks[:n])      # connections open before the clock
+        t0 = time.perf_counter()
+        pool.generate_many(asks)
+        return time.perf_counter() - t0
+    finally:
+        pool.close()
+        for s in servers:
+            s.shutdown()
+            s.server_close()
+
+
 def run() -> list[str]:
     sc = msc.load(SCENARIO)
     doc = exemplar.load(sc.exemplars)
@@ -135,6 +198,10 @@ def run() -> list[str]:
         d, p = _overhead(sc, asks)
         out.append(f"  driver overhead {(p - d) * 1e3:8.2f} ms a call through the pool "
                    f"({p * 1e3:.2f} ms) against a direct call ({d * 1e3:.3f} ms), no model")
+    one, two = _ollama_hosts(asks, 1), _ollama_hosts(asks, 2)
+    out += [f"  ollama hosts    {one:8.2f} s on 1 host, {two:.2f} s on 2, {one / two:.2f}x "
+            f"({len(asks)} calls of {OLLAMA_CALL_S * 1e3:.0f} ms each on stand-in servers); "
+            f"{(one / len(asks) - OLLAMA_CALL_S) * 1e3:.1f} ms a call over the server's time"]
     plain, swept = _sweep_overhead()
     out.append(f"  sweep overhead  {(swept - plain) * 1e3:8.0f} ms a run: {swept * 1e3:.0f} ms a run "
                f"as a Ray task (1 CPU) against {plain * 1e3:.0f} ms for engine.run of the same "

@@ -64,7 +64,6 @@ def main(ctx: click.Context) -> None:
 
 def _register() -> None:
     from kernel.cli import (
-        cluster_cmd,
         diff_cmd,
         embed_cmd,
         fork_cmd,
@@ -80,7 +79,7 @@ def _register() -> None:
     )
 
     for mod in (init_cmd, log_cmd, world_cmd, store_cmd, mind_cmd, reflect_cmd, embed_cmd, diff_cmd,
-                report_cmd, plot_cmd, fork_cmd, sweep_cmd, cluster_cmd):
+                report_cmd, plot_cmd, fork_cmd, sweep_cmd):
         for c in getattr(mod, "COMMANDS", ()):
             main.add_command(c)
 

@@ -28,6 +28,17 @@ def _round_lines(rnd: Round) -> list[str]:
             for r in rnd.reflections]
 
 
+def _night_lines(report) -> list[str]:
+    from kernel.sweep.figures import by_night
+
+    return [f"  {'all':<8} night at tick {now:>6}: {n['night_plans']} plans asked "
+            f"({n['plans_refused']} refused whole), groups {n['groups_accepted']} accepted and "
+            f"{n['groups_refused']} refused, rows {n['rows_absorbed']} absorbed and "
+            f"{n['rows_forgotten']} forgotten; that day {n['rows_refelt']} rows re-felt, "
+            f"{n['recurrences']} recurrences"
+            for now, n in by_night(report.rounds, report.nights)]
+
+
 def _cost_lines(oracle, pace: int) -> list[str]:
     out = ["", f"  what the rounds cost, at {pace} ticks a second (measured here; yours will differ)",
            f"  {'':>4} {'call':<26} {'model':<30} {'took':>9} {'ticks':>8} {'tokens in/out':>14}"]
@@ -52,8 +63,14 @@ def _bar(total: int, desc: str):
 @click.argument("scenario")
 @click.option("--oracle", "backend", type=click.Choice(backends()),
               default="replay", show_default=True,
-              help="Who answers the model calls. ollama reaches the server at $OLLAMA_HOST "
-                   "(default: the host in configs/models.json).")
+              help="Who answers the model calls. ollama reaches the servers in $OLLAMA_HOSTS "
+                   "(comma-separated), else $OLLAMA_HOST, else configs/models.json's hosts or host.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Answer a round's calls with a pool of N workers on a local Ray of N CPUs "
+                   "(--oracle llamacpp; pip install '.[cluster]').")
+@click.option("--ray", "address", default=None, metavar="ADDRESS|auto",
+              help="Join a running Ray cluster (see `ray start`) and answer with a pool of its "
+                   "workers: N with --workers, else one for each CPU of the cluster.")
 @click.option("--record", is_flag=True,
               help="Record every call into the scenario's exemplar file and its head hash "
                    "into its scenario.json (live backends only).")
@@ -65,32 +82,39 @@ def _bar(total: int, desc: str):
 @click.option("--index", "index", is_flag=True,
               help="Also write the run's DuckDB index (the log with .duckdb), from the rows the "
                    "run folds as it goes: what `village index` would write.")
-def run_cmd(scenario: str, backend: str, record: bool, out: str | None, cap: int | None,
-            accept_digest: bool, index: bool) -> None:
+def run_cmd(scenario: str, backend: str, workers: int | None, address: str | None, record: bool,
+            out: str | None, cap: int | None, accept_digest: bool, index: bool) -> None:
     """Run SCENARIO (a folder, or a name in the home's fixtures/) for its ticks.
 
     Villagers reflect where they are due. Before tick 0 a live oracle is asked
-    for every model at its pinned digest, so a missing server or model stops
-    the run at once and writes no log.
+    for every model at its pinned digest (every worker, every Ollama host), so
+    a missing server or model, or a pool whose members differ, stops the run
+    at once and writes no log. With --workers or --ray a round's independent
+    calls are answered by a pool of Ray workers, gathered in the round's order:
+    the log is the same bytes for any worker count.
     """
+    from kernel.cluster.oracle import for_run
+
     sc = msc.load(scenario)
     if record and backend == "replay":
         raise click.UsageError("--record needs a live oracle: --oracle llamacpp or ollama")
-    if sc.world_only:
-        oracle = None
-    else:
-        if backend == "replay" and sc.exemplars is None:
-            raise VillageError(f"scenario {sc.name} has no recording to replay: run it with a "
-                               f"live --oracle")
-        if record and sc.exemplars is None:
-            raise VillageError(f"scenario {sc.name} names no exemplar file to record to")
-        oracle = make(backend, sc.models, replay_from=sc.exemplars if backend == "replay" else None,
-                      record_to=sc.exemplars if record else None, accept_digest=accept_digest)
+    oracle = for_run(sc, backend, workers=workers, address=address, record=record,
+                     accept_digest=accept_digest)
+    try:
+        _run(sc, oracle, backend, record=record, out=out, cap=cap, index=index)
+    finally:
+        if oracle is not None:
+            oracle.close()
+
+
+def _run(sc, oracle, backend: str, *, record: bool, out: str | None, cap: int | None,
+         index: bool) -> None:
+    from kernel.cluster.oracle import describe
+
     st = sc.settings if cap is None or sc.settings is None else sc.settings.with_cap(cap)
     path = Path(out) if out else _new_run_path(sc.name)
     click.echo(f"{sc.name}: {sc.ticks} ticks, {len(sc.world.people)} villagers, oracle "
-               f"{backend if oracle is not None else 'none (nobody reflects)'}"
-               f"{' (recording)' if record else ''}, log {path}")
+               f"{describe(oracle, backend)}{' (recording)' if record else ''}, log {path}")
     idx = run_index(sc, path) if index else None
     t0 = time.perf_counter()
     with _bar(sc.ticks, sc.name) as bar:
@@ -98,6 +122,8 @@ def run_cmd(scenario: str, backend: str, record: bool, out: str | None, cap: int
                             on_round=lambda r: [click.echo(x) for x in _round_lines(r)],
                             projections=[idx] if idx else ())
     took = time.perf_counter() - t0
+    for line in _night_lines(report):
+        click.echo(line)
     click.echo(f"  {report.ticks} ticks, {report.events} events, {report.thoughts} thoughts written "
                f"in {took:.1f}s")
     click.echo(f"  head {report.head_hex}")

@@ -17,6 +17,7 @@ from kernel.errors import VillageError
 WHAT = ("rows", "strengths", "cost", "refusals")
 SIZE = (9.0, 5.0)      # inches
 DPI = 100              # so a figure is 900 by 500 pixels
+TOP_ONE, TOP_ALL = 8, 3   # strongest rows drawn for one villager, and for each of several
 
 
 def _figure():
@@ -45,6 +46,60 @@ def draw_rows(series, title: str, out: Path) -> None:
         ax.legend(fontsize=7 if len(series) > 8 else 9, ncol=1 + len(series) // 12,
                   loc="upper left", frameon=False)
     _save(plt, fig, out)
+
+
+def draw_strengths(villagers, title: str, out: Path, ticks_per_day: int) -> None:
+    """Felt-now curves; one villager's rows each in its own colour, several villagers' by villager."""
+    plt, fig, ax = _figure()
+    one = len(villagers) == 1
+    shown = [(v, c) for v in villagers for c in v.curves]
+    cols = _colors(len(shown) if one else len(villagers))
+    ends = set()
+    for i, v in enumerate(villagers):
+        for k, c in enumerate(v.curves):
+            col = cols[k] if one else cols[i]
+            label = (f"[{c.id}] {c.kind}: {_short(c.text)}" if one else
+                     v.name if k == 0 else None)
+            ax.plot(c.x, [y / 1000 for y in c.y], color=col, linewidth=1.5 if one else 1.2,
+                    alpha=1.0 if one else 0.9 - 0.1 * min(k, 4), label=label,
+                    linestyle=_dash(k) if one else "-")
+            if c.end is not None:
+                ends.add(c.end)
+                ax.plot([c.x[-1]], [c.y[-1] / 1000], linestyle="none", color=col,
+                        marker="x" if c.end == "forgotten" else "o", markersize=7,
+                        markerfacecolor="none")
+    last = max((c.x[-1] for _, c in shown), default=0)
+    for night in range(ticks_per_day - 1, last + 1, ticks_per_day):
+        ax.axvline(night, color="0.55", linewidth=0.7, linestyle=":")
+    ax.set_xlabel(f"tick (1 tick = 1 step of the world; dotted: a night, every {ticks_per_day} "
+                  f"ticks)")
+    ax.set_ylabel("felt strength now (0 to 1; 1 = 1000 thousandths)")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlim(0, max(1, last))
+    n = max((len(v.curves) for v in villagers), default=0)
+    who = villagers[0].name if one else "each villager"
+    ax.set_title(f"{title}: felt strength of {who}'s {n} strongest rows")
+    ax.grid(alpha=0.3)
+    marks = [f"{'x' if e == 'forgotten' else 'o'}: {e}" for e in sorted(ends)]
+    if shown:
+        ax.legend(fontsize=8 if one or len(villagers) > 8 else 9, loc="upper right", frameon=False,
+                  title="; ".join(marks) or None, title_fontsize=7,
+                  ncol=1 if one else 1 + len(villagers) // 12)
+    else:
+        ax.text(0.5, 0.5, "no row was felt in this run", ha="center", va="center",
+                transform=ax.transAxes, color="0.4")
+    _save(plt, fig, out)
+
+
+def _dash(rank: int):
+    """The report's dash for a row of this rank, so a line lying on another still shows."""
+    from kernel.report.html import ROW_DASHES
+    d = ROW_DASHES[rank % len(ROW_DASHES)]
+    return "-" if not d else (0, tuple(int(x) / 1.5 for x in d.split()))
+
+
+def _short(text: str, n: int = 48) -> str:
+    return text if len(text) <= n else text[:n - 1] + "\u2026"
 
 
 def draw_cost(calls, title: str, out: Path) -> None:
@@ -102,12 +157,19 @@ def _save(plt, fig, out: Path) -> None:
 @click.option("--out", type=click.Path(dir_okay=False), required=True, help="The PNG to write.")
 @click.option("--exemplars", type=click.Path(dir_okay=False), default=None,
               help="The run's recording, for --what cost [default: a scenario's own].")
-def plot_cmd(run: str, what: str, out: str, exemplars: str | None) -> None:
+@click.option("--who", default=None, metavar="NAME",
+              help="For --what strengths: one villager's rows [default: every villager's].")
+@click.option("--top", type=int, default=None, metavar="N",
+              help="For --what strengths: the strongest N rows a villager "
+                   f"[default: {TOP_ONE} with --who, {TOP_ALL} without].")
+def plot_cmd(run: str, what: str, out: str, exemplars: str | None, who: str | None,
+             top: int | None) -> None:
     """Draw one figure of RUN (a log, or a scenario, which is replayed first) as a PNG.
 
     rows: memory rows per villager over ticks. cost: the time each model call
     took, from the recording. refusals: refusals by the check that made them.
-    strengths: felt strength over time, which needs felt memory (not built yet).
+    strengths: felt strength over ticks of each villager's strongest rows (the
+    largest area under felt-now), which needs a run under felt memory.
     """
     from kernel.report import plots
 
@@ -116,8 +178,6 @@ def plot_cmd(run: str, what: str, out: str, exemplars: str | None) -> None:
         raise VillageError(f"{out!r} is not a path: it holds a NUL byte")
     if not path.parent.is_dir():
         raise VillageError(f"cannot write {path}: the folder {path.parent} does not exist")
-    if what == "strengths":
-        raise VillageError(plots.STRENGTHS_MISSING)
     title = Path(run).name
     if what == "cost" and exemplars is not None:
         calls = plots.cost(plots.recording_of(None, exemplars))
@@ -129,6 +189,12 @@ def plot_cmd(run: str, what: str, out: str, exemplars: str | None) -> None:
             series = plots.rows(r)
             draw_rows(series, title, path)
             click.echo(f"{path}: memory rows of {len(series)} villagers")
+        elif what == "strengths":
+            got = plots.strengths(r, top=top or (TOP_ONE if who else TOP_ALL), who=who)
+            draw_strengths(got, title, path, r.scenario.world.ticks_per_day)
+            whose = got[0].name if len(got) == 1 else f"{len(got)} villagers"
+            click.echo(f"{path}: felt strength of {sum(len(v.curves) for v in got)} rows of "
+                       f"{whose}")
         elif what == "cost":
             calls = plots.cost(plots.recording_of(r, None))
             draw_cost(calls, title, path)

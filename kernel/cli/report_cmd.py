@@ -37,9 +37,11 @@ def report_cmd(run: str, exemplars: str | None, out: str | None) -> None:
     """Write one HTML page of RUN (a log, or a scenario, which is replayed first).
 
     The page holds the header, the map with every villager's path, a timeline
-    per villager, every thought with its citation tree, every refusal, the
-    retrieval table of each statement and the cost of each call. It is one
-    file: its CSS, SVG and script are inline, and it fetches nothing.
+    per villager, felt memory (each villager's strongest rows as strength
+    curves, and what each night did), every thought with its citation tree,
+    every refusal, the retrieval table of each statement and the cost of each
+    call. It is one file: its CSS, SVG and script are inline, and it fetches
+    nothing.
     """
     from kernel.report.day import day
     from kernel.report.html import render
@@ -52,8 +54,10 @@ def report_cmd(run: str, exemplars: str | None, out: str | None) -> None:
     size = path.stat().st_size
     click.echo(f"{path}: {size:,} bytes; {d.header.ticks:,} ticks, {len(d.header.people)} villagers, "
                f"{len(d.thoughts)} thoughts, {d.refusal_count} refusals, "
-               f"{len(d.retrievals)} retrieval tables, {len(d.calls)} calls")
-    for note in sorted({n for n in (d.retrieval_note, d.cost_note, d.header.stopped) if n}):
+               f"{len(d.retrievals)} retrieval tables, {len(d.calls)} calls, "
+               f"{d.felt.curves} felt strength curves")
+    notes = (d.retrieval_note, d.cost_note, d.header.stopped, d.felt.note)
+    for note in sorted({n for n in notes if n}):
         click.echo(f"  note: {note}")
 
 

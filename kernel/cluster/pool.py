@@ -226,11 +226,13 @@ class PoolOracle(Oracle):
 class RecordingPool(RecordingOracle):
     """The recording oracle for a pool: `generate_many` asks the pool together and records in order.
 
-    The records are those `RecordingOracle` makes of the same calls one by
-    one: the pool gathers in the asks' order, and this records in that order.
+    `inner` is any oracle with `generate_many` (a pool of Ray workers, a pool
+    of Ollama hosts). The records are those `RecordingOracle` makes of the
+    same calls one by one: the pool gathers in the asks' order, and this
+    records in that order.
     """
 
-    def __init__(self, inner: PoolOracle, path=None):
+    def __init__(self, inner: Oracle, path=None):
         super().__init__(inner, path)
         self._ready: deque[tuple[Ask, Said]] = deque()
 

@@ -10,12 +10,37 @@ it is not installed.
 from __future__ import annotations
 
 import contextlib
+import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
 from kernel.errors import VillageError
 
 EXTRA = "village-kernel[cluster]"
+
+REACH_TIMEOUT_S = 5.0
+"""How long joining a cluster waits for its address to accept a TCP connection."""
+
+JOIN_TIMEOUT_S = 20.0
+"""How long joining a cluster waits for its address to answer as Ray's control store (GCS)."""
+
+# Ray retries an address that does not answer for a minute or more, saying little but
+# warnings, and ray.init cannot be stopped once it waits. So an address is tried first: a
+# TCP connect, then, in a child process killed at JOIN_TIMEOUT_S, Ray's own GCS client
+# asking for the cluster's id. Ray's own session settings are left as they are.
+_PROBE = """import sys
+try:
+    from ray._raylet import GcsClient
+except ImportError:
+    sys.exit(3)
+try:
+    GcsClient(address=sys.argv[1])
+except Exception as e:
+    print(type(e).__name__ + ": " + " ".join(str(e).split()))
+    sys.exit(1)
+"""
 
 
 class ClusterError(VillageError):
@@ -50,6 +75,8 @@ def connect(workers: int | None = None, address: str | None = None) -> bool:
     """
     _check(workers, address)
     r = ray()
+    if address is not None:
+        reachable(address)
     if r.is_initialized():
         return False
     try:
@@ -66,6 +93,68 @@ def connect(workers: int | None = None, address: str | None = None) -> bool:
             f"start a local Ray of {workers} CPUs"
         raise ClusterError(f"could not {where}: {' '.join(str(e).split())}") from None
     return True
+
+
+def _bootstrap(address: str) -> tuple[str, int] | None:
+    """The host and port joining `address` connects to first; None where Ray finds none itself.
+
+    "auto" is the cluster `ray start` left word of on this machine (or RAY_ADDRESS), as
+    ray.init reads it; "ray://host:port" is a Ray client server.
+    """
+    a = address.strip()
+    if a.startswith("ray://"):
+        a = a[len("ray://"):].split("/", 1)[0]
+    else:
+        try:
+            from ray._private.services import canonicalize_bootstrap_address
+            a = canonicalize_bootstrap_address(a)
+        except ValueError:
+            raise ClusterError(f"Expected a Ray address (host:port, ray://host:port or auto) but "
+                               f"got --ray {address!r}") from None
+        except ConnectionError as e:
+            raise ClusterError(f"--ray {address}: {' '.join(str(e).split())}") from None
+        except (ImportError, AttributeError):
+            pass    # a Ray without this helper: the address is taken as written
+        if a is None:
+            return None
+    host, sep, port = a.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        raise ClusterError(f"Expected a Ray address (host:port, ray://host:port or auto) but got "
+                           f"--ray {address!r}")
+    return host.strip("[]"), int(port)
+
+
+def reachable(address: str, timeout: float = REACH_TIMEOUT_S,
+              join_timeout: float = JOIN_TIMEOUT_S) -> None:
+    """Refuse, in one line and within about `timeout + join_timeout` seconds, a Ray address
+    where no cluster answers."""
+    at = _bootstrap(address)
+    if at is None:
+        return      # "auto" with no cluster recorded here: ray.init says so at once
+    host, port = at
+    where = f"{host}:{port}"
+    hint = "start one there with `ray start --head`, or use --workers N for a local one"
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as e:
+        why = (f"no answer within {timeout:g} s" if isinstance(e, TimeoutError)
+               else (e.strerror or type(e).__name__).lower())
+        raise ClusterError(f"no Ray cluster answers at --ray {address} ({where}: {why}): "
+                           f"{hint}") from None
+    if address.strip().startswith("ray://"):
+        return      # a Ray client server, not the control store: ray.init's client bounds its wait
+    try:
+        done = subprocess.run([sys.executable, "-c", _PROBE, where], capture_output=True,
+                              text=True, timeout=join_timeout, check=False)
+    except subprocess.TimeoutExpired:
+        raise ClusterError(f"no Ray cluster answers at --ray {address} ({where} took the "
+                           f"connection and gave no cluster id within {join_timeout:g} s): "
+                           f"{hint}") from None
+    if done.returncode == 1:
+        said = (done.stdout.strip().splitlines() or ["no reason given"])[-1]
+        raise ClusterError(f"no Ray cluster answers at --ray {address} ({where} is not a Ray "
+                           f"cluster's control store: {said}): {hint}")
 
 
 def cpus() -> int:

@@ -41,6 +41,17 @@ class Projection(Protocol):
     def apply(self, tick: int, events: Sequence[ev.Event]) -> object: ...
 
 
+class Follower(Projection, Protocol):
+    """An extra projection of a run that reads the rows the engine folds anyway.
+
+    The engine calls `follow_engine(memory, felt)` with its own memory
+    projection and its felt projection (None without felt memory) before
+    the first tick, and applies both before the follower each tick; the
+    follower then folds only what is its own."""
+
+    def follow_engine(self, memory: MemoryProjection, felt: object | None) -> None: ...
+
+
 class _Grown:
     """One numpy column appended to in blocks: capacity doubles, so appending is linear."""
 
@@ -92,7 +103,8 @@ class MemoryProjection:
     `rows` and `streams` hold the row objects, as the mind and the reports
     read them. `columns()` and `columns_of(villager)` hold the same rows as
     numpy columns, appended in blocks from the rows not yet columned when
-    they are asked for, so a fold that never asks pays nothing for them.
+    they are asked for, so a fold that never asks pays nothing for them;
+    `streams` too is sorted out of `rows` when it is read.
     """
 
     def __init__(self, rules: Importance):
@@ -102,23 +114,32 @@ class MemoryProjection:
     def start(self) -> None:
         self.state: Perception = start(self.rules)
         self.rows: list[Memory] = []
-        self.streams: dict[int, list[Memory]] = {}
+        self._streams: dict[int, list[Memory]] = {}
+        self._streamed = 0                                   # rows sorted into `_streams`
         self.last_tick: int | None = None
         self._cols = [_Grown(t) for _, t in _COLUMNS]
         self._positions: dict[int, list[np.ndarray]] = {}   # villager -> blocks of row positions
+        self._placed = 0                                     # rows whose positions are known
 
     def apply(self, tick: int, events: Sequence[ev.Event]) -> tuple[Memory, ...]:
         self.state, got = perceive(self.state, tick, events)
         if got:
             self.rows.extend(got)
-            streams = self.streams
-            for m in got:
+        self.last_tick = tick
+        return got
+
+    @property
+    def streams(self) -> dict[int, list[Memory]]:
+        """Every villager's rows, in id order, by villager: read it, never write it."""
+        rows, streams = self.rows, self._streams
+        if self._streamed < len(rows):
+            for m in rows[self._streamed:]:
                 s = streams.get(m.villager)
                 if s is None:
                     s = streams[m.villager] = []
                 s.append(m)
-        self.last_tick = tick
-        return got
+            self._streamed = len(rows)
+        return streams
 
     def preview(self, tick: int, events: Sequence[ev.Event]) -> tuple[Memory, ...]:
         """The rows these events would give at `tick`, with the state left as it is."""
@@ -142,12 +163,21 @@ class MemoryProjection:
         k = len(fresh)
         for (name, dtype), col in zip(_COLUMNS, self._cols, strict=True):
             col.extend(np.fromiter(map(attrgetter(name), fresh), dtype=dtype, count=k))
-        # each villager's positions in this block, in row order
+
+    def _place(self) -> None:
+        """Each villager's positions among the columned rows not yet placed, in row order:
+        worked out only when a villager's columns are asked for (an index never asks)."""
+        self._catch_up()
+        done, n = self._placed, self._cols[0].n
+        if done == n:
+            return
         who = self._cols[1].view[done:]
         order = np.argsort(who, kind="stable")
         vs, starts = np.unique(who[order], return_index=True)
-        for v, a, b in zip(vs.tolist(), starts.tolist(), [*starts[1:].tolist(), k], strict=True):
+        ends = [*starts[1:].tolist(), n - done]
+        for v, a, b in zip(vs.tolist(), starts.tolist(), ends, strict=True):
             self._positions.setdefault(v, []).append(order[a:b] + done)
+        self._placed = n
 
     def columns(self) -> Columns:
         """Every row so far as columns, in id order."""
@@ -156,7 +186,7 @@ class MemoryProjection:
 
     def columns_of(self, villager: int) -> Columns:
         """`villager`'s stream as columns, in its order (the order of `of(villager)`)."""
-        self._catch_up()
+        self._place()
         blocks = self._positions.get(villager)
         if not blocks:
             at = np.empty(0, dtype=np.int64)

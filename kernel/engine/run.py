@@ -125,6 +125,13 @@ class Engine:
             self.felt.follow(self.memory)
             self.projections.append(self.felt)
         self.projections.extend(projections)
+        # An extra projection that needs the rows (and felt state) the engine folds anyway (a
+        # projection.Follower) takes the engine's own, applied before it, rather than folding
+        # perception again.
+        for p in projections:
+            follow = getattr(p, "follow_engine", None)
+            if follow is not None:
+                follow(self.memory, self.felt)
         self.night: NightSettings | None = night_of(sc)
         if self.night is not None and self.felt is None:
             raise VillageError(f"scenario {sc.name} has a night block, and a night needs the "

@@ -45,7 +45,19 @@ from kernel.laws.feeling import (
 )
 from kernel.laws.memory import KINDS, Memory, ThoughtWeight
 from kernel.laws.reflection import Verdict, cite, depth, due, recent, reflected
-from kernel.laws.retrieval import PLACES, Ranked, Retrieval, cosine, rank, recency
+from kernel.laws.retrieval import (
+    PLACES,
+    Ranked,
+    Retrieval,
+    Scored,
+    cosine,
+    rank,
+    rank_columns,
+    ranked,
+    recency,
+    row_columns,
+    squares,
+)
 from kernel.laws.statement import (
     StatementRefusal,
     judge_statement,
@@ -78,6 +90,7 @@ __all__ = [
     "NewBasin",
     "Ranked",
     "Retrieval",
+    "Scored",
     "StatementRefusal",
     "Temperament",
     "ThoughtWeight",
@@ -99,6 +112,8 @@ __all__ = [
     "judge_statement",
     "plain",
     "rank",
+    "rank_columns",
+    "ranked",
     "recency",
     "recent",
     "reconsolidate",
@@ -108,7 +123,9 @@ __all__ = [
     "repetition",
     "restatement",
     "restates",
+    "row_columns",
     "slugify",
+    "squares",
     "temper",
     "trajectory",
     "wordless",

@@ -144,13 +144,20 @@ class Ranked:
     score: float
 
 
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """One retrieved row by its place `at` in the columns ranked, with its score's parts."""
+
+    at: int
+    recency: float
+    importance: float
+    relevance: float
+    score: float
+
+
 _ticks_of = attrgetter("tick")
 _weights_of = attrgetter("weight")
 _ids_of = attrgetter("id")
-
-
-def _key(r: Ranked) -> tuple[float, int, int]:
-    return (-round(r.score, PLACES), -r.memory.tick, r.memory.id)
 
 
 def rank(
@@ -164,24 +171,107 @@ def rank(
 ) -> tuple[Ranked, ...]:
     """The top k of `rows` at ticks up to `now` for `query`, best first.
 
-    score = w_r * recency + w_i * importance + w_v * cosine(query, vector),
-    where importance is weight / 10, or, when `params.importance` is "felt",
-    `felt[i]`: what rows[i] is felt at now (thousandths / 1000, in [0, 1]),
-    with recency = 0.5 ** ((now - tick) / half_life) and the cosine of a zero
-    vector 0. Rows after `now` are not eligible. `vectors` is a 2-D float
-    array, row i the vector of rows[i]. Ordered by the score rounded to 12
-    places (highest first), then by tick (newest first), then by id (lowest
-    first): a total order, unchanged by shuffling the input, and each row's
-    score depends on that row alone.
+    `rank_columns` of the rows' ids, ticks and weights, each answer with its
+    row: see there for the score and the order. `vectors` is a 2-D float
+    array, row i the vector of rows[i]; `felt[i]` what rows[i] is felt at now.
+    """
+    rows = rows if isinstance(rows, Sequence) else tuple(rows)
+    return ranked(rows, rank_columns(now, *row_columns(rows), vectors, query, params, felt=felt))
+
+
+def row_columns(rows: Sequence[Memory]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ids, ticks and weights of `rows` as int64 columns, in their order: what
+    `rank_columns` reads, read once for a caller that ranks the same rows many times."""
+    n = len(rows)
+    try:
+        return (np.fromiter(map(_ids_of, rows), dtype=np.int64, count=n),
+                np.fromiter(map(_ticks_of, rows), dtype=np.int64, count=n),
+                np.fromiter(map(_weights_of, rows), dtype=np.int64, count=n))
+    except (AttributeError, TypeError) as e:
+        raise LawError(f"Expected rows of Memory but got a row that is not: {e}") from e
+
+
+def ranked(rows: Sequence[Memory], scored: Sequence[Scored]) -> tuple[Ranked, ...]:
+    """Each answer of `rank_columns` over `rows`' columns with its row."""
+    return tuple(Ranked(rows[s.at], s.recency, s.importance, s.relevance, s.score)
+                 for s in scored)
+
+
+def _column(name: str, value: object, n: int | None, dtype: type) -> np.ndarray:
+    """A 1-D column of numbers (integers, for dtype int64), one per row when `n` is given."""
+    try:
+        c = np.asarray(value)
+    except (TypeError, ValueError) as e:
+        raise LawError(f"Expected a column of numbers but got {name}={value!r}") from e
+    if c.ndim != 1 or (n is not None and c.shape[0] != n):
+        raise LawError(f"Expected {name} as one value per row ({n}) but got shape {c.shape}")
+    n = c.shape[0]
+    if n and not (np.issubdtype(c.dtype, np.integer) or np.issubdtype(c.dtype, np.floating)):
+        raise LawError(f"Expected {name} as numbers but got dtype {c.dtype}")
+    if dtype is np.int64 and n and not np.issubdtype(c.dtype, np.integer):
+        raise LawError(f"Expected {name} as integers but got dtype {c.dtype}")
+    return c
+
+
+def _felt_column(felt: Sequence[float] | np.ndarray, n: int) -> np.ndarray:
+    """Each row's felt strength as float64, every one a finite number in [0, 1]."""
+    if isinstance(felt, np.ndarray) and felt.ndim == 1 and felt.dtype.kind in "fiu":
+        f = felt.astype(np.float64, copy=False)
+        good = np.isfinite(f) & (f >= 0.0) & (f <= 1.0)
+        if not good.all():
+            real("a felt strength in felt", felt[int(np.argmin(good))].item(), low=0.0, high=1.0)
+    else:
+        f = np.asarray([real("a felt strength in felt", x, low=0.0, high=1.0) for x in felt],
+                       dtype=np.float64)
+    if f.shape[0] != n:
+        raise LawError(f"Expected one felt strength per row ({n}) but got {f.shape[0]}")
+    return f
+
+
+def squares(vectors: np.ndarray) -> np.ndarray:
+    """Each row's squared norm in the matrix's own precision, as `rank_columns` works it out.
+
+    A caller that ranks one matrix for many queries works these out once and
+    hands them to each ranking (`squares=`)."""
+    return _products(vectors, None)[1]
+
+
+def rank_columns(
+    now: int,
+    ids: np.ndarray,
+    ticks: np.ndarray,
+    weights: np.ndarray,
+    vectors: np.ndarray,
+    query: Sequence[float] | np.ndarray,
+    params: Retrieval | Mapping[str, object] = Retrieval(),
+    *,
+    felt: Sequence[float] | np.ndarray | None = None,
+    squares: np.ndarray | None = None,
+) -> tuple[Scored, ...]:
+    """The top k of the rows at ticks up to `now` for `query`, best first, by their places.
+
+    Row i is `ids[i]` at `ticks[i]` of weight `weights[i]` (1..10), its
+    vector `vectors[i]`. score = w_r * recency + w_i * importance + w_v *
+    cosine(query, vector), where importance is weight / 10, or, when
+    `params.importance` is "felt", `felt[i]`: what row i is felt at now
+    (thousandths / 1000, in [0, 1]), with recency = 0.5 ** ((now - tick) /
+    half_life) and the cosine of a zero vector 0. Rows after `now` are not
+    eligible. Ordered by the score rounded to 12 places (highest first), then
+    by tick (newest first), then by id (lowest first): a total order,
+    unchanged by shuffling the input, and each row's score depends on that
+    row alone. `squares`, when given, must be `squares(vectors)`: it only
+    saves working them out again.
     """
     now = as_tick("now", now)
     p = Retrieval.of(params)
     w_r, w_i, w_v = p.weights
-    rows = rows if isinstance(rows, Sequence) else tuple(rows)
-    n = len(rows)
+    ids = _column("ids", ids, None, np.int64)
+    n = ids.shape[0]
     m = np.asarray(vectors)
     if m.ndim != 2 or m.shape[0] != n:
         raise LawError(f"Expected vectors of shape ({n}, d), one per row, but got shape {m.shape}")
+    ticks = _column("ticks", ticks, n, np.int64)
+    weights = _column("weights", weights, n, np.float64)
     if m.dtype not in (np.float32, np.float64):
         if not (
             np.issubdtype(m.dtype, np.number) and not np.issubdtype(m.dtype, np.complexfloating)
@@ -195,45 +285,65 @@ def rank(
         )
     if p.k == 0 or n == 0:
         return ()
+    if ticks.min() < 0:
+        as_tick("a tick in ticks", int(ticks.min()))
     q_norm = math.sqrt(math.fsum((q * q).tolist()))
     # the query is scaled to unit length first so that a tiny query cannot
     # underflow when cast down to the matrix's precision
     q_unit = (q / q_norm if q_norm > 0 else q).astype(m.dtype)
-    try:
-        ticks = np.fromiter(map(_ticks_of, rows), dtype=np.int64, count=n)
-        weights = np.fromiter(map(_weights_of, rows), dtype=np.float64, count=n)
-    except (AttributeError, TypeError) as e:
-        raise LawError(f"Expected rows of Memory but got a row that is not: {e}") from e
-    felt_now: list[float] | None = None
+    felt_now: np.ndarray | None = None
     if p.importance == "felt":
         if felt is None:
             raise LawError("Expected each row's felt strength (felt=...) for felt retrieval "
                            "but got none")
-        felt_now = [real("a felt strength in felt", f, low=0.0, high=1.0) for f in felt]
-        if len(felt_now) != n:
-            raise LawError(f"Expected one felt strength per row ({n}) but got {len(felt_now)}")
+        felt_now = _felt_column(felt, n)
         # the fast pass scales weights by 1/10: a felt strength is ten of those
-        weights = np.asarray(felt_now, dtype=np.float64) * 10
+        fast_weights = felt_now * 10
+    else:
+        fast_weights = weights.astype(np.float64)
+    if squares is not None:
+        squares = _column("squares", squares, n, np.float64).astype(m.dtype)
     eligible = ticks <= now
     if not eligible.any():
         return ()
-    candidates = _nominate(m, q_unit, q_norm, ticks, weights, eligible, now, p)
+    candidates = _nominate(m, q_unit, q_norm, ticks, fast_weights, eligible, now, p, squares)
 
+    picked = m[candidates]
+    finite = np.isfinite(picked).all(axis=1)
+    if not finite.all():
+        row = int(candidates[np.argmin(finite)])
+        raise LawError(f"Expected finite vectors but row {row} of vectors is not finite")
+    # every product is one IEEE rounding and fsum is correctly rounded, so each
+    # relevance is the same float on every machine, whatever order the terms come in
+    exact = picked.astype(np.float64)
+    selves = list(map(math.fsum, (exact * exact).tolist()))
+    dots = list(map(math.fsum, (exact * q).tolist()))
+    at = candidates.tolist()
+    tick_of = ticks[candidates].tolist()
+    id_of = ids[candidates].tolist()
+    imp_of = (felt_now[candidates].tolist() if felt_now is not None
+              else [w / 10 for w in weights[candidates].tolist()])
+    half_life = p.half_life
+    sqrt = math.sqrt
     out = []
-    for i in candidates.tolist():
-        row = rows[i]
-        rec = 0.5 ** ((now - row.tick) / p.half_life)
-        imp = row.weight / 10 if felt_now is None else felt_now[i]
-        v = m[i]
-        if not np.isfinite(v).all():
-            raise LawError(f"Expected finite vectors but row {i} of vectors is not finite")
-        rel = _exact_cosine(v, q, q_norm)
-        out.append(Ranked(row, rec, imp, rel, w_r * rec + w_i * imp + w_v * rel))
-    out.sort(key=_key)
-    ids = [r.memory.id for r in out]
-    if len(set(ids)) != len(ids):
-        raise LawError(f"Expected each row once but got ids {sorted(ids)} among the best rows")
-    return tuple(out[: p.k])
+    for j, i in enumerate(at):
+        rec = 0.5 ** ((now - tick_of[j]) / half_life)
+        imp = imp_of[j]
+        v_norm = sqrt(selves[j])
+        if v_norm == 0.0 or q_norm == 0.0:
+            rel = 0.0
+        else:
+            rel = max(-1.0, min(1.0, dots[j] / (v_norm * q_norm)))
+        score = w_r * rec + w_i * imp + w_v * rel
+        out.append(((-round(score, PLACES), -tick_of[j], id_of[j]), Scored(i, rec, imp, rel, score)))
+    out.sort(key=_first)
+    if len(set(id_of)) != len(id_of):
+        raise LawError(f"Expected each row once but got ids {sorted(id_of)} among the best rows")
+    return tuple(s for _, s in out[: p.k])
+
+
+def _first(pair: tuple) -> object:
+    return pair[0]
 
 
 _CHUNK_BYTES = 3 << 18
@@ -244,10 +354,11 @@ the matrix crosses the memory bus once, not twice."""
 _rowdot = getattr(np, "vecdot", None)
 
 
-def _products(m: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's product with the unit query and with itself, in the matrix's precision."""
+def _products(m: np.ndarray, q: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's product with the unit query (none without one) and with itself, in the
+    matrix's precision."""
     n, dim = m.shape
-    dots = np.empty(n, dtype=m.dtype)
+    dots = np.empty(n if q is not None else 0, dtype=m.dtype)
     squares = np.empty(n, dtype=m.dtype)
     step = max(1, _CHUNK_BYTES // max(1, dim * m.itemsize))
     # overflow and underflow are expected here and caught by the caller's
@@ -256,10 +367,12 @@ def _products(m: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         for a in range(0, n, step):
             block = m[a : a + step]
             if _rowdot is not None:
-                _rowdot(block, q, out=dots[a : a + step])
+                if q is not None:
+                    _rowdot(block, q, out=dots[a : a + step])
                 _rowdot(block, block, out=squares[a : a + step])
             else:  # numpy < 2 has no vecdot; einsum is the same product, a little slower
-                np.einsum("ij,j->i", block, q, out=dots[a : a + step])
+                if q is not None:
+                    np.einsum("ij,j->i", block, q, out=dots[a : a + step])
                 np.einsum("ij,ij->i", block, block, out=squares[a : a + step])
     return dots, squares
 
@@ -293,13 +406,21 @@ def _nominate(
     eligible: np.ndarray,
     now: int,
     p: Retrieval,
+    squares: np.ndarray | None = None,
 ) -> np.ndarray:
     """Indices of every row that could be in the top k, found by a fast pass with a proven margin."""
     w_r, w_i, w_v = p.weights
     n, dim = m.shape
     if int(np.count_nonzero(eligible)) <= p.k:
         return np.flatnonzero(eligible)
-    dots, squares = _products(m, q_unit)
+    if squares is None:
+        dots, squares = _products(m, q_unit)
+    else:
+        # the squares are known: one product with the query, a pass the BLAS makes at
+        # the speed of memory (any order of the sum is within the margin below)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            dots = m @ q_unit
+        squares = squares.copy()
     fin = np.finfo(m.dtype)
     # rows the error bound does not cover (a square that overflowed, or one so
     # small its products underflow, or not a number) are scored exactly,

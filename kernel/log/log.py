@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from kernel import events as ev
 from kernel.errors import LogCorrupt, LogError, LogLocked
+from kernel.log import encode
 from kernel.log.decode import events_of
 from kernel.log.frame import (
     BLOCK,
@@ -603,7 +604,7 @@ class LogWriter:
             raise LogError(f"a tick is an integer >= 0, not {tick!r}")
         if self.last_tick is not None and tick <= self.last_tick:
             raise LogError(f"tick {tick} does not come after tick {self.last_tick}, the log's last")
-        payload = ev.pack([tick, [ev.to_map(e) for e in events]])
+        payload = encode.payload(tick, events)
         data, chain = frame_bytes(self.head, payload)
         try:
             _write_all(self._fd, data)

@@ -202,11 +202,17 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
             continue
         rows = live[r.villager]
         mat = np.stack([new[m.id] if m.id in new else vectors[m.id] for m in rows])
+        # the rows as columns and the vectors' squared norms, once for all its questions
+        columns = laws.row_columns(rows)
+        squares = laws.squares(mat)
         # what each row is felt at as the round begins, for felt retrieval
-        now_felt = [felt.felt_now(m.id, now) / 1000 for m in rows] if felt_mode else None
+        now_felt = (np.array([felt.felt_now(m.id, now) / 1000 for m in rows], dtype=np.float64)
+                    if felt_mode else None)
         for i, q in enumerate(r.questions, start=1):
             s = Statement(index=i, question=q)
-            s.ranked = laws.rank(now, rows, mat, qvecs[qi], st.retrieval, felt=now_felt)
+            s.ranked = laws.ranked(rows, laws.rank_columns(now, *columns, mat, qvecs[qi],
+                                                           st.retrieval, felt=now_felt,
+                                                           squares=squares))
             qi += 1
             s.prompt = render(STATEMENT, name=r.name, question=q,
                               memories=[x.memory for x in s.ranked])

@@ -29,7 +29,7 @@ from kernel.seam.plan import NIGHT
 
 # Where a model runs and how fast, never what it answers: left out of the digests.
 MODELS_ASIDE = (("timeout_s",), ("keep_alive",), ("llamacpp", "threads"), ("ollama", "host"),
-                ("ollama", "get"))
+                ("ollama", "hosts"), ("ollama", "get"))
 EMBEDDER_ASIDE = (("minilm", "threads"),)
 
 

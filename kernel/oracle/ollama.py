@@ -11,6 +11,14 @@ server's model list, unless the caller accepts another. Busy answers (429,
 failure is one line saying what to do, raised as `OracleError`. It must not
 parse an answer (that is `shaped`) or choose a model: names come from the
 config, logical name to Ollama name.
+
+With more than one host (`ollama.hosts` in configs/models.json, or
+`OLLAMA_HOSTS`, comma-separated) the oracle is `OllamaHosts`: one
+`OllamaOracle` a host, a round's independent calls sent to whichever host
+is free and gathered in the asks' order. The hosts are the workers, so no
+Ray is needed; every host must hold every model at the same digest, checked
+before tick 0. Where a model runs is not what it answers: the hosts stay
+out of the config digest, like the one host.
 """
 
 from __future__ import annotations
@@ -18,7 +26,9 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
 import httpx
@@ -31,6 +41,14 @@ from kernel.oracle.base import Ask, Oracle, Said
 T = TypeVar("T")
 
 BUSY = (429, 503)
+
+HOSTS_ENV = "OLLAMA_HOSTS"
+"""Comma-separated Ollama hosts: a pool of servers, ahead of the config's `hosts` and `host`."""
+
+# An embedding call of at least this many texts is cut into runs, several per host,
+# so a host that finishes early takes another.
+MIN_CHUNK = 8
+CHUNKS_PER_HOST = 4
 
 
 def _bare(digest: str | None) -> str | None:
@@ -85,15 +103,25 @@ class OllamaOracle(Oracle):
         self._digests: dict[str, str] = {}           # logical name -> digest checked
 
     @classmethod
-    def from_config(cls, cfg: Any, *, accept_digest: bool = False, **kw: Any) -> OllamaOracle:
-        """Build from configs/models.json; `$OLLAMA_HOST` wins over the file's host."""
+    def from_config(cls, cfg: Any, *, accept_digest: bool = False,
+                    **kw: Any) -> OllamaOracle | OllamaHosts:
+        """Build from configs/models.json: one host, or a pool of them (`OllamaHosts`).
+
+        The hosts are, first found: `$OLLAMA_HOSTS` (comma-separated),
+        `$OLLAMA_HOST`, the file's `ollama.hosts`, the file's `ollama.host`.
+        """
         o = cfg["ollama"]
         models = {k: (v["name"], v["digest"]) for k, v in o["models"].items()}
-        kw.setdefault("host", os.environ.get("OLLAMA_HOST") or o["host"])
         kw.setdefault("timeout", cfg["timeout_s"])
         kw.setdefault("keep_alive", cfg["keep_alive"])
         kw.setdefault("context", cfg["context"])
-        return cls(models=models, accept_digest=accept_digest, **kw)
+        if "host" in kw:
+            return cls(models=models, accept_digest=accept_digest, **kw)
+        hosts = hosts_of(o)
+        if len(hosts) == 1:
+            return cls(host=hosts[0], models=models, accept_digest=accept_digest, **kw)
+        return OllamaHosts([cls(host=h, models=models, accept_digest=accept_digest, **kw)
+                            for h in hosts])
 
     # -- names and digests -------------------------------------------------------
 
@@ -225,6 +253,158 @@ class OllamaOracle(Oracle):
 
     def close(self) -> None:
         self.client.close()
+
+
+def hosts_of(o: Any) -> list[str]:
+    """The Ollama hosts a run uses, from the environment or the config's `ollama` block."""
+    env = os.environ.get(HOSTS_ENV)
+    if env is not None and env.strip():
+        hosts = [h.strip() for h in env.split(",")]
+        if not all(hosts):
+            raise OracleError(f"{HOSTS_ENV} is a comma-separated list of Ollama hosts with none "
+                              f"empty, not {env!r}: set it like "
+                              f"http://10.0.0.1:11434,http://10.0.0.2:11434")
+        where = HOSTS_ENV
+    elif os.environ.get("OLLAMA_HOST"):
+        return [os.environ["OLLAMA_HOST"]]
+    elif o.get("hosts"):
+        hosts, where = [str(h) for h in o["hosts"]], "ollama.hosts in configs/models.json"
+    else:
+        return [o["host"]]
+    seen = [h for i, h in enumerate(hosts) if h in hosts[:i]]
+    if seen:
+        raise OracleError(f"{where} names the Ollama host {seen[0]} twice: a host is one "
+                          f"worker of the pool, listed once")
+    return hosts
+
+
+def chunks(n: int, parts: int) -> list[tuple[int, int]]:
+    """`n` items cut into at most `parts` contiguous runs of near-equal size, as (start, stop)."""
+    parts = max(1, min(parts, n))
+    size, extra = divmod(n, parts)
+    out, at = [], 0
+    for i in range(parts):
+        step = size + (1 if i < extra else 0)
+        out.append((at, at + step))
+        at += step
+    return out
+
+
+class OllamaHosts(Oracle):
+    """A pool of Ollama servers answering as one oracle; `generate_many` asks them together.
+
+    Each call goes to whichever host is free (one call in flight a host),
+    and the answers are gathered by the index of their ask, never by
+    arrival, then counted and costed in the asks' order: the same answers
+    give the same events for one host or many. An embedding call of many
+    texts is cut into contiguous runs across the hosts and joined in order.
+    A pool shares one set of model digests: `digest` asks every host and
+    refuses a host that differs from the first, naming both.
+    """
+
+    backend = "ollama"
+
+    def __init__(self, hosts: Sequence[OllamaOracle]):
+        super().__init__()
+        self.hosts = list(hosts)
+        if len(self.hosts) < 1:
+            raise OracleError("an Ollama pool needs at least one host")
+        self.host = ",".join(h.host for h in self.hosts)
+        self._digests: dict[str, str] = {}
+        self._ready: deque[tuple[Ask, Said]] = deque()
+        self._pool = ThreadPoolExecutor(max_workers=len(self.hosts),
+                                        thread_name_prefix="ollama-host")
+
+    def digest(self, model: str) -> str:
+        """Every host's digest of `model` (each checked against the pin); the one they share."""
+        if model in self._digests:
+            return self._digests[model]
+        got = self._each(lambda h: h.digest(model))
+        first = got[0]
+        for h, d in zip(self.hosts[1:], got[1:], strict=True):
+            if d != first:
+                raise OracleError(
+                    f"a pool of Ollama hosts shares one set of model digests, and host {h.host} "
+                    f"has {self.hosts[0]._name(model)} at {d[:16]}, where {self.hosts[0].host} "
+                    f"has it at {first[:16]}: refused before tick 0; pull the same model on "
+                    f"every host, or leave {h.host} out")
+        self._digests[model] = first
+        return first
+
+    def _each(self, fn: Callable[[OllamaOracle], T]) -> list[T]:
+        """`fn` of every host, at once, in the hosts' order; the first host's error is raised."""
+        futures = [self._pool.submit(fn, h) for h in self.hosts]
+        wait(futures)
+        return [f.result() for f in futures]
+
+    def _fan(self, fn: Callable[..., T], calls: Sequence[tuple[Any, ...]]) -> list[T]:
+        """Each call's answer, in the calls' order, from whichever host was free to make it.
+        Every call started is let finish; then the first error, in the calls' order, is raised."""
+        answers: list[Any] = [None] * len(calls)
+        errors: dict[int, BaseException] = {}
+        todo = deque(enumerate(calls))
+        free = deque(range(len(self.hosts)))
+        running: dict[Future, tuple[int, int]] = {}
+        while todo or running:
+            while todo and free and not errors:
+                w = free.popleft()
+                i, args = todo.popleft()
+                running[self._pool.submit(fn, self.hosts[w], *args)] = (i, w)
+            if not running:
+                break
+            done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            for f in done:
+                i, w = running.pop(f)
+                try:
+                    answers[i] = f.result()
+                except BaseException as e:  # kept, so the others finish before it is raised
+                    errors[i] = e
+                free.append(w)
+        if errors:
+            raise errors[min(errors)]
+        return answers
+
+    def generate_many(self, asks: Sequence[Ask]) -> list[Said]:
+        """Every ask answered, the answers in the asks' order, counted as if asked one by one."""
+        asks = list(asks)
+        saids = self._fan(lambda h, a: h.generate(a), [(a,) for a in asks])
+        self._ready = deque(zip(asks, saids, strict=True))
+        try:
+            return [self.generate(a) for a in asks]
+        finally:
+            self._ready.clear()
+
+    def _generate(self, ask: Ask) -> Said:
+        if self._ready:
+            asked, said = self._ready.popleft()
+            if asked is not ask:
+                raise OracleError("the pool's gathered answers were taken out of order")
+            return said
+        return self._fan(lambda h, a: h.generate(a), [(ask,)])[0]
+
+    def _embed(self, model: str, texts: list[str], purpose: str) -> tuple[np.ndarray, int, int]:
+        parts = len(self.hosts) * CHUNKS_PER_HOST if len(texts) >= MIN_CHUNK else 1
+        runs = chunks(len(texts), parts)
+
+        def one(h: OllamaOracle, part: list[str]) -> tuple[np.ndarray, int, int]:
+            before = len(h.costs)
+            v = h.embed(model, part, purpose=purpose)
+            cost = h.costs[-1] if len(h.costs) > before else None
+            return v, (cost.took_ns if cost else 0), (cost.tokens_in if cost else 0)
+
+        got = self._fan(one, [(texts[a:b],) for a, b in runs])
+        widths = {v.shape[1] for v, _, _ in got}
+        if len(widths) != 1:
+            raise OracleError(f"the Ollama hosts answered the {purpose} call to {model} with "
+                              f"vectors of {len(widths)} widths ({sorted(widths)})")
+        vectors = np.concatenate([v for v, _, _ in got], axis=0)
+        # Model time: what the hosts spent, summed, as one host's call would report it.
+        return vectors, sum(t for _, t, _ in got), sum(n for _, _, n in got)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+        for h in self.hosts:
+            h.close()
 
 
 def _one_line(s: str) -> str:

@@ -5,12 +5,17 @@ replayed into a temporary log first) and returns a `Day`: the header, the
 map (grid, food over the day, each villager's path), a timeline per
 villager, every thought with its citation tree, every refusal grouped by
 check, the retrieval table of every statement, and the cost of every
-call. Everything but the retrieval tables and the cost comes from the log
-alone. Those two need the run's recording (vectors and durations are not
+call, and felt memory: each villager's strongest rows as felt-strength
+curves over the days (the series `village plot --what strengths` draws, from
+kernel.report.plots) and, per night and villager, the plan's groups accepted
+and refused and the rows absorbed, forgotten and re-felt. Everything but
+the retrieval tables and the cost comes from the log alone (felt memory with
+the valence table of the scenario the log ran under). Those two need the run's recording (vectors and durations are not
 in the log), so they come from a replay of the run under its configs
 (found by the digest in the log's header) and its recording; where either
 is missing, or the replay does not give the log's head, the `Day` says why
-in `retrieval_note` and `cost_note`.
+in `retrieval_note` and `cost_note`; a run with no felt memory says why in
+its `FeltView`'s `note`.
 
 This module computes and returns values; it renders nothing (the
 templates do) and writes nothing but temporary logs.
@@ -33,7 +38,10 @@ from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
 from kernel.laws.memory import Memory
 from kernel.log import read_header, verify
+from kernel.mind.night import night_of
 from kernel.mind.reflect import Round
+from kernel.report import felt as rf
+from kernel.report import plots
 
 SNAPSHOTS = 60            # food snapshots over a run, for the map's slider
 BINS = 400                # a timeline lane is drawn in at most this many bins
@@ -197,6 +205,38 @@ class RoundCost:
     changes: int                 # times the resident model changed within the round
 
 
+@dataclass(frozen=True, slots=True)
+class NightRow:
+    """One villager's night: its plan call, the groups judged, and what the day did to its rows."""
+
+    tick: int
+    day: int
+    villager: int
+    name: str
+    plan: str                    # "asked", "refused whole" or "not asked"
+    reason: str                  # why a plan was refused whole or not asked
+    accepted: int                # groups accepted (each an `absorbed` event)
+    refused: int                 # groups refused, each with its reason as a refusal
+    absorbed: int                # rows absorbed into an anchor
+    forgotten: int
+    refelt: int                  # rows re-felt by a thought over the day this night ends
+    recurred: int                # thoughts recurring over that day
+
+
+@dataclass(frozen=True)
+class FeltView:
+    """Felt memory in the report: strength curves, and each night's tally; or why there are none."""
+
+    strengths: tuple[plots.Strengths, ...] = ()
+    nights: tuple[NightRow, ...] = ()
+    note: str | None = None      # why the run has no felt strength to show
+    nights_note: str | None = None
+
+    @property
+    def curves(self) -> int:
+        return sum(len(v.curves) for v in self.strengths)
+
+
 @dataclass(frozen=True)
 class Day:
     header: Header
@@ -212,6 +252,7 @@ class Day:
     rows: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     """Per villager, (tick, rows so far) at each tick its row count changed."""
     weights: tuple[float, float, float] | None = None   # recency, importance, relevance
+    felt: FeltView = field(default_factory=FeltView)
 
     @property
     def refusal_count(self) -> int:
@@ -434,6 +475,7 @@ class _Gather:
         self.refusals: dict[str, list[RefusalView]] = defaultdict(list)
         self.rounds_at: dict[int, set[int]] = defaultdict(set)
         self.counts: dict[int, list[tuple[int, int]]] = defaultdict(list)
+        self.plans: set[tuple[int, int]] = set()       # (tick, villager) of each night plan call
         self._rows = 0
 
     def name(self, v: int) -> str:
@@ -467,6 +509,8 @@ class _Gather:
                 marks[e.viewer]["went"].append(tick)
             elif k == "answered":
                 self.answerers[(e.model, e.digest)] += 1
+                if e.purpose == "night":
+                    self.plans.add((tick, e.villager))
                 if e.purpose == "questions" and tick not in self.rounds_at[e.villager]:
                     self.rounds_at[e.villager].add(tick)
                     marks[e.villager]["rounds"].append(tick)
@@ -492,7 +536,10 @@ def _build(log: Path, sc: Scenario | None, rerun: _Rerun | None, note: str | Non
     rules = sc.rules if sc is not None else engine.load_rules()
     mem = engine.MemoryProjection(rules)
     g = _Gather(mem, names)
-    engine.fold(log, [mem, g])
+    head = read_header(log)
+    why = rf.why_not_felt(sc, head.config_digest)
+    journal = rf.journal_of(sc, mem) if why is None else None
+    engine.fold(log, [mem, g] if journal is None else [mem, g, journal])
     founded, points, marks, answerers = g.founded, g.points, g.marks, g.answerers
     thoughts_raw, refusals, counts = g.thoughts, g.refusals, g.counts
     name = g.name
@@ -501,7 +548,6 @@ def _build(log: Path, sc: Scenario | None, rerun: _Rerun | None, note: str | Non
     for p in people:
         names.setdefault(p.id, p.name)
     ticks_per_day = sc.world.ticks_per_day if sc is not None else None
-    head = read_header(log)
     header = Header(
         title=shown, scenario=sc.name if sc is not None else None, log=log.name,
         config_digest=head.config_digest, head_hex=s.head_hex, ticks=s.ticks,
@@ -558,9 +604,60 @@ def _build(log: Path, sc: Scenario | None, rerun: _Rerun | None, note: str | Non
             rnote = cnote = "nobody reflects in this run, so nothing was retrieved and no model called"
         else:
             rnote = cnote = "no reflection round in this run"
+    if journal is None:
+        felt = FeltView(note=why)
+    else:
+        strengths = plots.curves(journal, {m.id: m.text for m in mem.rows}, names, last)
+        nights, nnote = _nights(sc, journal, g, last)
+        felt = FeltView(strengths, nights, None, nnote)
     return Day(header=header, map=the_map, timelines=timelines, thoughts=tuple(thoughts),
                refusals=tuple((k, tuple(v)) for k, v in sorted(refusals.items())),
                retrievals=retrievals, retrieval_note=rnote, calls=calls, rounds=rounds,
                cost_note=cnote, rows={v: tuple(x) for v, x in counts.items()},
                weights=(tuple(sc.settings.retrieval.weights)
-                        if sc is not None and sc.settings is not None else None))
+                        if sc is not None and sc.settings is not None else None),
+               felt=felt)
+
+
+def _nights(sc: Scenario, journal: rf.Journal, g: _Gather,
+            last: int) -> tuple[tuple[NightRow, ...], str | None]:
+    """Each night of the run, per villager who has one: what its plan and the day did to its rows.
+
+    A night falls at each day's last tick for every villager who reflects and has
+    been founded, where the thought settings have a night block (as the engine
+    runs it); its tally is read off the log's events at that tick, and the rows
+    re-felt over the day it ends.
+    """
+    if night_of(sc) is None:
+        return (), (f"{sc.name}'s thought settings have no night block, so no night fell: "
+                    f"no plan was asked for and no row was absorbed or forgotten")
+    tpd = sc.world.ticks_per_day
+    by: Counter = Counter()
+    for c in journal.changes:
+        night = c.tick + (-(c.tick + 1)) % tpd      # the night that ends the change's day
+        by[(night, c.villager, c.kind)] += 1
+    refused: dict[tuple[int, int], list[RefusalView]] = defaultdict(list)
+    for views in g.refusals.values():
+        for r in views:
+            if r.purpose == "night":
+                refused[(r.tick, r.villager)].append(r)
+    out = []
+    people = [p for p in sc.world.people if p.name in sc.reflecting]
+    for night in range(tpd - 1, last + 1, tpd):
+        for p in people:
+            if p.founded > night:
+                continue
+            whole = [r for r in refused[(night, p.id)] if r.index == 0]
+            if whole:
+                plan, reason = "refused whole", whole[0].reason
+            elif (night, p.id) in g.plans:
+                plan, reason = "asked", ""
+            else:
+                plan, reason = "not asked", "fewer than two rows felt since the last night"
+            k = (night, p.id)
+            out.append(NightRow(night, night // tpd + 1, p.id, p.name, plan, reason,
+                                by[(*k, "anchor")],
+                                sum(1 for r in refused[k] if r.index > 0),
+                                by[(*k, "absorbed")], by[(*k, "forgotten")], by[(*k, "refelt")],
+                                by[(*k, "recurred")]))
+    return tuple(out), None

@@ -22,7 +22,7 @@ from kernel.engine.felt import FELT, FeltProjection, FeltState, felt_of
 from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
 from kernel.laws.memory import Memory
-from kernel.mind.night import Night
+from kernel.mind.night import Night, night_of
 from kernel.oracle import make
 
 
@@ -86,17 +86,14 @@ def replay(sc: Scenario, *, until: int | None = None) -> FeltRun:
     """Replay `sc` and fold the log with the felt projection (up to tick `until`)."""
     if sc.exemplars is None:
         raise VillageError(f"scenario {sc.name} has no recording to replay")
-    if felt_of(sc) is None:
-        raise VillageError(f"scenario {sc.name} has no felt memory: its importance table has "
-                           f"no valence table")
+    mem = engine.MemoryProjection(sc.rules)
+    journal = journal_of(sc, mem)
     oracle = make("replay", replay_from=sc.exemplars)
     with tempfile.TemporaryDirectory(prefix="village-felt-") as d:
         path = Path(d) / "run.log"
         report = engine.run(sc, oracle, path, keep_going=True)
         if report.stopped is not None:
             raise report.stopped
-        mem = engine.MemoryProjection(sc.rules)
-        journal = Journal(felt_of(sc).valences, sc.world.ticks_per_day).follow(mem)
         done = engine.fold(path, [mem, journal], until=until)
     at = done.last_tick if until is None or done.last_tick is None else min(until, done.last_tick)
     at = at or 0
@@ -105,6 +102,40 @@ def replay(sc: Scenario, *, until: int | None = None) -> FeltRun:
                    felt=journal.snapshot(), changes=tuple(journal.changes),
                    felt_now={i: journal.felt_now(r, max(at, r.last_felt))
                              for i, r in journal.rows.items()}, at=at, names=names)
+
+
+def journal_of(sc: Scenario, memory: engine.MemoryProjection) -> Journal:
+    """A journal of `sc`'s felt events, following `memory` (applied before it in a fold)."""
+    felt = felt_of(sc)
+    if felt is None:
+        raise VillageError(f"scenario {sc.name} has no felt memory: its importance table has "
+                           f"no valence table")
+    return Journal(felt.valences, sc.world.ticks_per_day).follow(memory)
+
+
+def why_not_felt(sc: Scenario | None, digest: str = "") -> str | None:
+    """Why a run under `sc` has no felt strength to show, as one sentence; None when it has.
+
+    Felt memory acts in a run whose importance table has a valence table and
+    whose thought settings either rank by felt strength or have a night: under
+    `retrieval.importance: "weight"` with no night block, no row is ever
+    re-felt, recurs, is absorbed or forgotten, whatever the valence table says.
+    """
+    if sc is None:
+        return (f"no scenario of this home runs under the log's config digest {digest[:16]}, so "
+                f"its valence table is unknown and no row has a felt strength")
+    if sc.world_only or sc.settings is None:
+        return (f"nobody reflects in {sc.name}, and a world run has no felt memory: no row has a "
+                f"felt strength")
+    if felt_of(sc) is None:
+        return (f"{sc.name}'s importance table has no valence table, so its rows have no felt "
+                f"strength")
+    mode = sc.settings.retrieval.importance
+    if mode != "felt" and night_of(sc) is None:
+        return (f"{sc.name} ranks by retrieval.importance \"{mode}\" and has no night block, so "
+                f"felt memory never acts in it: no row is re-felt, recurs, is absorbed or "
+                f"forgotten")
+    return None
 
 
 def villager(sc: Scenario, who: str | None) -> tuple[int, str]:
@@ -172,5 +203,5 @@ def counts(run: FeltRun) -> dict[str, int]:
     return kinds
 
 
-__all__ = ["Change", "FeltRun", "Journal", "NightView", "counts", "felt_rows", "nights",
-           "replay", "villager"]
+__all__ = ["Change", "FeltRun", "Journal", "NightView", "counts", "felt_rows", "journal_of",
+           "nights", "replay", "villager", "why_not_felt"]

@@ -18,6 +18,13 @@ def color(i: int) -> str:
     return f"hsl({(i * 137.508) % 360:.1f}, 62%, {40 + (i % 3) * 6}%)"
 
 
+ROW_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+              "#7f7f7f", "#bcbd22", "#17becf")
+"""A villager's rows in its felt-strength figure: ten colours far apart, in rank order."""
+ROW_DASHES = ("", "9 4", "3 3", "12 3 3 3", "6 2")
+"""And a dash each, so that a line lying on another (two rows felt alike) still shows."""
+
+
 def _env() -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.PackageLoader("kernel.report", "templates"),
@@ -35,6 +42,6 @@ def render(d: Day) -> str:
         "foodMax": m.food_max_grams or 0,
     }
     return _env().get_template("day.html.j2").render(
-        d=d, h=d.header, color=color, script_data=script_data,
+        d=d, h=d.header, color=color, row_colors=ROW_COLORS, row_dashes=ROW_DASHES, script_data=script_data,
         person_index={p.id: i for i, p in enumerate(d.header.people)},
         max_took=max((c.took_s for c in d.calls), default=0) or 1)

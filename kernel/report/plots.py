@@ -1,10 +1,13 @@
-"""The series behind `village plot`: memory rows per villager, model time per call, refusals by check.
+"""The series behind `village plot` and the report's figures: memory rows per villager, felt
+strength over time, model time per call, refusals by check.
 
-Each function returns plain values (ticks, counts, seconds); drawing them
-is the CLI's. Rows and refusals come from the log alone; the time a call
-took is not in the log (it would make a recording and its replay different
-bytes), so it comes from the recording. Felt strength has no series yet:
-felt memory is not built, and `STRENGTHS_MISSING` says so.
+Each function returns plain values (ticks, counts, thousandths, seconds);
+drawing them is the CLI's and the report's. Rows, refusals and felt
+strengths come from the log alone (felt strengths with the valence table of
+the scenario the log ran under); the time a call took is not in the log (it
+would make a recording and its replay different bytes), so it comes from
+the recording. A felt strength is computed here only through
+kernel.laws.felt, so the figures fade by the rule the run did.
 """
 
 from __future__ import annotations
@@ -20,10 +23,12 @@ from pathlib import Path
 from kernel import engine
 from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
+from kernel.laws import felt as lf
 from kernel.log import read_header, verify
+from kernel.report import felt as rf
 
-STRENGTHS_MISSING = ("felt memory is not built yet, so no row has a felt strength to plot: "
-                     "`--what strengths` works once the felt state is a projection of the log")
+SAMPLES = 200            # a strength curve is sampled at about this many ticks over the run
+TOP = 5                  # the strongest rows drawn per villager, unless told otherwise
 
 
 @dataclass(frozen=True)
@@ -153,3 +158,123 @@ def cost(recording: str | os.PathLike) -> tuple[CallTime, ...]:
     doc = exemplar.load(recording)
     return tuple(CallTime(i, c["kind"], c["purpose"], c["model"], c["took_ns"] / 1e9)
                  for i, c in enumerate(doc["calls"], start=1))
+
+
+# --- felt strength over time -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Curve:
+    """One row's felt strength over ticks, in thousandths, from its birth to its end.
+
+    Between two events it is `laws.felt.felt_now` of the stored strength and the
+    last felt tick then in force; at a `refelt`, `recurred` or `absorbed` (the
+    anchor's new strength) it jumps, as two points at one tick, before and
+    after. It ends at the tick the row is forgotten or absorbed into another,
+    or at the run's last tick.
+    """
+
+    villager: int
+    id: int
+    kind: str
+    text: str
+    born: int
+    x: tuple[int, ...]
+    y: tuple[int, ...]           # thousandths: 1000 is a strength of 1
+    end: str | None              # "forgotten", "absorbed", or None: living at the last tick
+    end_tick: int
+    into: int | None             # the anchor an absorbed row went into
+    jumps: int                   # times re-felt, recurring or strengthened as an anchor
+    felt: int                    # the area under the curve, in thousandth-ticks: the ranking's key
+
+    @property
+    def peak(self) -> int:
+        return max(self.y)
+
+
+@dataclass(frozen=True)
+class Strengths:
+    """A villager's strongest rows: the curves with the largest area under felt-now."""
+
+    villager: int
+    name: str
+    rows: int                    # rows of this villager with a felt state in the run
+    curves: tuple[Curve, ...]    # strongest first
+
+
+def _segments(journal: rf.Journal) -> dict[int, list[tuple[int, int, int]]]:
+    """Each row's (from tick, stored, last felt) in force from each felt event on."""
+    segs = {i: [(r.tick, r.intensity, r.tick)] for i, r in journal.rows.items()}
+    for c in journal.changes:
+        if c.kind in ("refelt", "recurred"):
+            segs[c.id].append((c.tick, c.after, c.tick))
+        elif c.kind == "anchor":          # consolidation sets the strength, not the last felt
+            segs[c.id].append((c.tick, c.after, segs[c.id][-1][2]))
+    return segs
+
+
+def _curve(r, segs: list[tuple[int, int, int]], last: int, step: int, tpd: int,
+           laws: lf.Felt, text: str) -> Curve:
+    end, stop = None, last
+    if r.forgotten_at is not None:
+        end, stop = "forgotten", r.forgotten_at
+    elif r.absorbed_into is not None:
+        end, stop = "absorbed", r.absorbed_at
+    xs: list[int] = []
+    ys: list[int] = []
+    for k, (a, stored, felt_at) in enumerate(segs):
+        b = segs[k + 1][0] if k + 1 < len(segs) else stop
+        # the segment's own points: its start, the sample ticks inside it, and its end
+        # (the value just before the next jump, or at the row's last tick)
+        for t in (a, *range((a // step + 1) * step, b, step), b):
+            v = lf.felt_now(stored, felt_at, t, r.valence, tpd, laws)
+            if not (xs and xs[-1] == t and ys[-1] == v):
+                xs.append(t)
+                ys.append(v)
+    area = sum((x1 - x0) * (y0 + y1)
+               for x0, x1, y0, y1 in zip(xs, xs[1:], ys, ys[1:], strict=False)) // 2
+    return Curve(r.villager, r.id, r.kind, text, r.tick, tuple(xs), tuple(ys), end, stop,
+                 r.absorbed_into, len(segs) - 1, area)
+
+
+def curves(journal: rf.Journal, rows: dict[int, str], names: dict[int, str], last: int, *,
+           top: int = TOP, who: int | None = None) -> tuple[Strengths, ...]:
+    """Each villager's `top` strongest rows (or `who`'s alone) as felt-now curves up to `last`.
+
+    `journal` has folded the run; `rows` gives each row's text. Strongest is the
+    largest area under the curve over the run (ties: the higher peak, then the
+    lower id), so a row felt strongly for a long time ranks above one felt
+    strongly for an afternoon.
+    """
+    step = max(1, (last + 1) // SAMPLES)
+    segs = _segments(journal)
+    out = []
+    for v in sorted(journal.by_villager):
+        if who is not None and v != who:
+            continue
+        mine = [_curve(r, segs[r.id], last, step, journal.ticks_per_day, journal.laws,
+                       rows.get(r.id, ""))
+                for r in journal.of(v) if r.tick <= last]
+        mine.sort(key=lambda c: (-c.felt, -c.peak, c.id))
+        out.append(Strengths(v, names.get(v, f"villager {v}"), len(mine), tuple(mine[:top])))
+    return tuple(out)
+
+
+def strengths(r: Run, *, top: int = TOP, who: str | None = None) -> tuple[Strengths, ...]:
+    """Felt strength over time: each villager's strongest rows (or `who`'s), from the log.
+
+    A run with no felt memory is refused with the one sentence saying why.
+    """
+    why = rf.why_not_felt(r.scenario, read_header(r.log).config_digest)
+    if why is not None:
+        raise VillageError(f"no felt strength to plot: {why}")
+    sc = r.scenario
+    vid = rf.villager(sc, who)[0] if who is not None else None
+    if not 1 <= top <= 100:
+        raise VillageError(f"--top is how many rows a villager shows, 1 to 100, not {top}")
+    mem = engine.MemoryProjection(sc.rules)
+    journal = rf.journal_of(sc, mem)
+    done = engine.fold(r.log, [mem, journal])
+    names = {p.id: p.name for p in sc.world.people}
+    return curves(journal, {m.id: m.text for m in mem.rows}, names, done.last_tick or 0,
+                  top=top, who=vid)

@@ -9,13 +9,13 @@ knows an index is stale.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import typing
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from json.encoder import encode_basestring
 from operator import attrgetter
 from pathlib import Path
 
@@ -30,7 +30,7 @@ from kernel.errors import VillageError
 from kernel.laws.felt import Valences
 from kernel.laws.importance import Importance
 from kernel.laws.memory import Memory
-from kernel.log import verify
+from kernel.log import encode, verify
 from kernel.store.paths import check_index_path
 
 INDEX_FORMAT = 2
@@ -142,19 +142,51 @@ def memory_table(rows: Sequence[Memory], columns: Columns | None = None) -> pa.T
     })
 
 
-def _plain(cls: type) -> tuple[str, ...] | None:
-    """An event kind's field names, sorted, when every field is an int, text or ids; else None."""
-    hints = typing.get_type_hints(cls)
-    names = sorted(f.name for f in dataclasses.fields(cls))
-    for n in names:
-        t = hints[n]
-        if not (t is int or t is str or (typing.get_origin(t) is tuple
-                                         and typing.get_args(t) == (int, ...))):
-            return None
-    return tuple(names)
+@dataclass(frozen=True, slots=True)
+class _Writer:
+    """How the events table writes one plain kind: its layout, where its concerned villagers
+    and milligrams fall among its fields, and its fields as the JSON `_JSON` would write."""
+
+    layout: encode.Plain
+    who: int | None
+    other: int | None
+    mg: int | None
+    json: typing.Callable[[tuple], str]
 
 
-_PLAIN: dict[type, tuple[str, ...] | None] = {}
+def _json_of(p: encode.Plain) -> typing.Callable[[tuple], str]:
+    """`_JSON.encode` of a plain kind's fields (values as `encode.values` gives them), by a
+    format string: ints as `%d` writes them, text as json's own string encoder, tuples of
+    ints as a bracketed list."""
+    fmt = "{" + ",".join(f'"{n}":{"%d" if t is int else "%s"}'
+                         for n, t in zip(p.fields, p.types, strict=True)) + "}"
+    texts = tuple(i for i, t in enumerate(p.types) if t is str)
+    lists = tuple(i for i, t in enumerate(p.types) if t is tuple)
+    if not texts and not lists:
+        return fmt.__mod__
+    quote = encode_basestring
+
+    def write(vals: tuple) -> str:
+        vs = list(vals)
+        for i in texts:
+            vs[i] = quote(vs[i])
+        for i in lists:
+            vs[i] = "[" + ",".join(map(str, vs[i])) + "]"
+        return fmt % tuple(vs)
+    return write
+
+
+def _writer(cls: type) -> _Writer | None:
+    p = encode.PLAIN.get(cls)
+    if p is None:
+        return None
+    who, other = cls.concerns
+    at = {n: i for i, n in enumerate(p.fields)}
+    return _Writer(p, at.get(who) if who else None, at.get(other) if other else None,
+                   at.get("milligrams"), _json_of(p))
+
+
+_WRITERS: dict[type, _Writer | None] = {cls: _writer(cls) for cls in ev.KINDS.values()}
 
 
 class IndexProjection:
@@ -180,26 +212,28 @@ class IndexProjection:
 
     def apply(self, tick: int, events: Iterable[ev.Event]) -> None:
         dumps = _JSON.encode
+        writers = _WRITERS
         for seq, e in enumerate(events):
             cls = type(e)
-            names = _PLAIN.get(cls, ...)
-            if names is ...:
-                names = _PLAIN[cls] = _plain(cls) if ev.KINDS.get(cls.kind) is cls else None
-            if names is not None:
-                # what ev.to_map gives, without "kind", for a kind of plain fields
-                m = {n: getattr(e, n) for n in names}
-                kind = cls.kind
+            w = writers.get(cls)
+            vals = encode.values(w.layout, e) if w is not None else None
+            if vals is not None:
+                # what ev.to_map gives, without "kind", read by position
+                self.kind.append(w.layout.kind)
+                self.who.append(None if w.who is None else vals[w.who])
+                self.other.append(None if w.other is None else vals[w.other])
+                self.mg.append(None if w.mg is None else vals[w.mg])
+                self.fields.append(w.json(vals))
             else:
                 m = ev.to_map(e)
-                kind = m.pop("kind")
-            who, other = cls.concerns
+                self.kind.append(m.pop("kind"))
+                who, other = cls.concerns
+                self.who.append(m.get(who) if who else None)
+                self.other.append(m.get(other) if other else None)
+                self.mg.append(m.get("milligrams"))
+                self.fields.append(dumps(m))
             self.tick.append(tick)
             self.seq.append(seq)
-            self.kind.append(kind)
-            self.who.append(m.get(who) if who else None)
-            self.other.append(m.get(other) if other else None)
-            self.mg.append(m.get("milligrams"))
-            self.fields.append(dumps(m))
             if cls is ev.Founded:
                 self.names.setdefault(e.villager, (e.name, tick, e.x, e.y))
 
@@ -264,6 +298,20 @@ class RunIndex:
                      else FeltProjection(valences, ticks_per_day).follow(self.memory))
         self.parts: list = [self.memory, self.events] + ([self.felt] if self.felt else [])
         self.ticks = 0
+
+    def follow_engine(self, memory: MemoryProjection, felt: FeltProjection | None) -> None:
+        """Take a run's own memory projection, and its felt projection where it is this
+        index's (the same valences and day), instead of folding perception a second time:
+        the engine applies them before this one and folds only the events here."""
+        self.memory = memory
+        own = self.felt
+        if own is not None and felt is not None and (felt.valences, felt.ticks_per_day,
+                                                     felt.laws) == (own.valences,
+                                                                    own.ticks_per_day, own.laws):
+            self.felt = felt
+            self.parts = [self.events]
+        else:
+            self.parts = [self.events] + ([own.follow(memory)] if own is not None else [])
 
     def start(self) -> None:
         for p in self.parts:

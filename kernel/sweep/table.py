@@ -2,7 +2,9 @@
 
 This module owns the sweep table's shape and writing it: `runs` (one row a
 run: scenario, seed, override and its digest, status and reason, head hash,
-ticks, thoughts, refusals, calls, embeddings, model seconds, rows),
+ticks, thoughts, refusals, calls, embeddings, model seconds, rows, and the
+felt figures: night plans asked and refused whole, groups accepted and
+refused, rows absorbed, forgotten and re-felt, and recurrences),
 `refusals` (run, check, count) and `replays` (a replay's head beside the
 recorded one). Like every DuckDB file of the kernel it is derived: written
 to a temporary file and renamed, so a reader sees the old table or the new
@@ -19,6 +21,8 @@ from typing import Any
 
 import duckdb
 
+from kernel.sweep.figures import FELT
+
 TABLE = "sweep.duckdb"
 
 RUNS_DDL = """CREATE TABLE runs (
@@ -26,7 +30,9 @@ RUNS_DDL = """CREATE TABLE runs (
     override VARCHAR NOT NULL, overrides_digest VARCHAR NOT NULL, status VARCHAR NOT NULL,
     reason VARCHAR NOT NULL, head VARCHAR, ticks BIGINT, events BIGINT, thoughts INTEGER,
     refusals INTEGER, refusals_by_check JSON, calls INTEGER, embeddings INTEGER,
-    model_seconds DOUBLE, "rows" BIGINT, log_bytes BIGINT, wall_seconds DOUBLE, host VARCHAR)"""
+    model_seconds DOUBLE, "rows" BIGINT, log_bytes BIGINT, wall_seconds DOUBLE, host VARCHAR,
+    night_plans INTEGER, plans_refused INTEGER, groups_accepted INTEGER, groups_refused INTEGER,
+    rows_absorbed BIGINT, rows_forgotten BIGINT, rows_refelt BIGINT, recurrences INTEGER)"""
 
 REFUSALS_DDL = """CREATE TABLE refusals (run VARCHAR NOT NULL, "check" VARCHAR NOT NULL,
     count INTEGER NOT NULL)"""
@@ -37,7 +43,7 @@ REPLAYS_DDL = """CREATE TABLE replays (
 
 COLUMNS = ("run", "scenario", "seed", "override", "overrides_digest", "status", "reason", "head",
            "ticks", "events", "thoughts", "refusals", "refusals_by_check", "calls", "embeddings",
-           "model_seconds", "rows", "log_bytes", "wall_seconds", "host")
+           "model_seconds", "rows", "log_bytes", "wall_seconds", "host", *FELT)
 
 
 def _runs_row(r: dict[str, Any]) -> tuple[Any, ...]:
@@ -93,7 +99,9 @@ def build_replays(folder: Path, rows: Sequence[dict[str, Any]]) -> Path:
         con.execute(REFUSALS_DDL)
         con.execute(REPLAYS_DDL)
         if has_old and _has(con, "old", "runs"):
-            con.execute("INSERT INTO runs SELECT * FROM old.runs")
+            # by name: a table written before a column was added keeps its rows, the new
+            # columns empty (NULL), as a row.json without them gives
+            con.execute("INSERT INTO runs BY NAME SELECT * FROM old.runs")
             con.execute("INSERT INTO refusals SELECT * FROM old.refusals")
         if rows:
             con.executemany("INSERT INTO replays VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

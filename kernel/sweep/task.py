@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from kernel import events as ev
+from kernel.sweep import figures
 
 SCRATCH = "village-sweep"
 
@@ -101,7 +102,8 @@ def execute(plan: dict[str, Any], *, mode: str, sweep_key: str, recording: bytes
                    calls=oracle.calls if oracle else 0,
                    embeddings=oracle.embeddings if oracle else 0,
                    model_seconds=sum(c.took_ns for c in costs) / 1e9,
-                   rows=sum(report.rows.values()), log_bytes=report.bytes)
+                   rows=sum(report.rows.values()), log_bytes=report.bytes,
+                   **figures.of_report(report))
         if mode == "replay" and oracle is not None and oracle.unread:
             row.update(status="failed", reason=f"{oracle.unread} recorded calls were never asked for")
         log_bytes = (here / "run.log").read_bytes()

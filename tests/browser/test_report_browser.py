@@ -3,7 +3,9 @@
 For each scenario the page must hold one thought element per thought in
 the log and one map path per villager, log no console error or uncaught
 exception (the slider is moved too, so its script runs), and screenshot
-to something that is not blank.
+to something that is not blank. Its felt section must draw one curve per
+row the strength series plots (or say why the run has none), and hold a
+row for every night plan the log asked for.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from kernel.log import read_events
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SCENARIOS = ("day-of-three", "day-of-twenty-four")
+SCENARIOS = ("day-of-three", "day-of-twenty-four", "week-of-three")
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +63,33 @@ def test_the_report_of_a_scenario_reads_in_chromium(name, browser, tmp_path):
     assert before != after
     assert browser.errors == [], browser.errors
 
+    felt_section_draws_one_curve_per_plotted_row(name, log, browser)
+
     shot = browser.screenshot(tmp_path / f"{name}.png")
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert colours(shot) > 50, "the screenshot is blank"
+
+
+def felt_section_draws_one_curve_per_plotted_row(name: str, log: Path, browser) -> None:
+    from kernel import engine
+    from kernel.log import read_header
+    from kernel.report import plots
+    from kernel.report.felt import why_not_felt
+
+    sc = engine.load_scenario(name)
+    drawn = browser.js("Array.from(document.querySelectorAll('#felt path.strength'))"
+                       ".map(p => p.dataset.villager + ':' + p.dataset.row)")
+    keyed = browser.js("document.querySelectorAll('#felt tr.curve').length")
+    why = why_not_felt(sc, read_header(log).config_digest)
+    if why is not None:
+        assert drawn == [] and keyed == 0
+        assert why in browser.js("document.getElementById('felt').textContent")
+        return
+    plotted = [f"{v.villager}:{c.id}" for v in plots.strengths(plots.Run(log, sc))
+               for c in v.curves]
+    assert plotted and sorted(drawn) == sorted(plotted) and keyed == len(plotted)
+    nights = {f"{t}:{e.villager}" for t, e in read_events(log)
+              if e.kind == "answered" and e.purpose == "night"}
+    rows = browser.js("Array.from(document.querySelectorAll('#felt tr.night'))"
+                      ".map(r => r.dataset.tick + ':' + r.dataset.villager)")
+    assert nights <= set(rows) and len(rows) == len(set(rows))

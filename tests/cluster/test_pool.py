@@ -157,8 +157,41 @@ def test_day_of_three_with_two_llamacpp_workers_is_the_bytes_of_one(ray_local, t
     finally:
         pool.close()
     # two workers share the models config's threads: one each
-    r = CliRunner().invoke(main, ["cluster", "run", "day-of-three", "--oracle", "llamacpp",
+    r = CliRunner().invoke(main, ["run", "day-of-three", "--oracle", "llamacpp",
                                   "--workers", "2", "--out", str(tmp_path / "w2.log")])
     assert r.exit_code == 0, r.output
     assert "on 2 Ray workers" in r.output and one.head_hex in r.output
     assert (tmp_path / "w2.log").read_bytes() == (tmp_path / "w1.log").read_bytes()
+
+
+@pytest.mark.embedded
+@pytest.mark.slow
+def test_village_run_records_through_two_workers_what_a_plain_record_records(tmp_path):
+    """--record through a pool: the same calls, prompts, answers and vectors, only durations
+    differ; and the same head written to the scenario."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from kernel.cli import main
+
+    day = msc.load("day-of-three")
+
+    def recorded(name, *args):
+        sc = tmp_path / name
+        shutil.copytree(day.folder, sc)
+        v = json.loads((sc / "scenario.json").read_text())
+        v["exemplars"] = str(sc / "recording.json")   # the home joins an absolute path as it is
+        (sc / "scenario.json").write_text(json.dumps(v))
+        r = CliRunner().invoke(main, ["run", str(sc), "--oracle", "llamacpp", "--record",
+                                      "--out", str(tmp_path / f"{name}.log"), *args])
+        assert r.exit_code == 0, r.output
+        return (_without_durations(json.loads((sc / "recording.json").read_text())),
+                json.loads((sc / "scenario.json").read_text()))
+
+    plain, plain_sc = recorded("plain")
+    pooled, pooled_sc = recorded("pooled", "--workers", "2")
+    assert pooled == plain
+    assert pooled_sc["head_sha256"] == plain_sc["head_sha256"]
+    assert pooled_sc["recorded_with"] == plain_sc["recorded_with"]
+    assert (tmp_path / "pooled.log").read_bytes() == (tmp_path / "plain.log").read_bytes()

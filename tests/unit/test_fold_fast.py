@@ -252,6 +252,8 @@ def test_the_memory_columns_are_the_rows_columns_whole_and_per_villager(scenario
         mem.apply(tick, events)
         if i in (0, 700, 701):  # asked part way: the columns catch up in blocks
             assert len(mem.columns()) == len(mem.rows)
+        if i in (300, 1200):    # and a villager's positions are placed in blocks of their own
+            mem.columns_of(1)
     c = mem.columns()
     assert c.ids.tolist() == [m.id for m in mem.rows]
     assert c.villagers.tolist() == [m.villager for m in mem.rows]
@@ -318,6 +320,32 @@ def test_a_run_with_index_writes_the_index_village_index_writes(tmp_path):
     res = runner.invoke(cli, ["sql", str(tmp_path / "a.log"), "SELECT count(*) AS n FROM memory"])
     assert res.exit_code == 0 and "rebuilt" not in res.output, res.output
     assert str(len(engine.memory_of(tmp_path / "a.log", rules=rules).rows)) in res.output
+
+
+def test_a_runs_index_takes_the_engines_rows_and_felt_state_and_writes_village_indexs(tmp_path):
+    sys.path.insert(0, str(Path(__file__).parent))
+    from felt_scenario import answer, make
+
+    from kernel.engine.felt import valences_of
+    from kernel.store.index import RunIndex
+    from kernel.testing import ScriptedOracle
+
+    sc = msc.load(make(tmp_path / "felt", days=2))
+    val = valences_of(dict(sc.files)["importance"])
+    idx = RunIndex(sc.rules, rules_digest=sc.rules_digest, valences=val,
+                   ticks_per_day=sc.world.ticks_per_day)
+    seen: list = []
+    report = engine.run(sc, ScriptedOracle([answer] * 10_000, dim=64), tmp_path / "a.log",
+                        projections=[idx], on_round=seen.append)
+    # perception is folded once: the index reads the engine's own memory and felt state
+    assert seen and idx.parts == [idx.events] and idx.ticks == report.ticks
+    idx.write(tmp_path / "a.log", head_hex=report.head_hex, ticks=report.ticks)
+    store.build(tmp_path / "a.log", tmp_path / "b.duckdb", rules=sc.rules,
+                rules_digest=sc.rules_digest, valences=val, ticks_per_day=sc.world.ticks_per_day)
+    a, b = _tables(tmp_path / "a.duckdb"), _tables(tmp_path / "b.duckdb")
+    assert a["felt_state"] and any(r[7] is not None or r[6] is not None for r in a["felt_state"])
+    for t in ("memory", "events", "villagers", "felt_state", "meta"):
+        assert a[t] == b[t], t
 
 
 def test_a_world_run_with_index_writes_a_fresh_index(tmp_path):

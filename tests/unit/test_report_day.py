@@ -21,13 +21,18 @@ def three():
     return day("day-of-three")
 
 
-@pytest.fixture(scope="module")
-def three_log(tmp_path_factory):
+def replayed(name: str, tmp_path_factory) -> Path:
+    """The log of a committed scenario's replay, in a folder of its own."""
     from kernel.oracle import make
-    sc = engine.load_scenario("day-of-three")
-    p = tmp_path_factory.mktemp("three") / "three.log"
+    sc = engine.load_scenario(name)
+    p = tmp_path_factory.mktemp(name) / f"{name}.log"
     engine.run(sc, make("replay", replay_from=sc.exemplars), p)
     return p
+
+
+@pytest.fixture(scope="module")
+def three_log(tmp_path_factory):
+    return replayed("day-of-three", tmp_path_factory)
 
 
 def test_a_scenarios_report_is_the_report_of_its_replay(three, three_log):
@@ -98,3 +103,53 @@ def test_the_templates_ship_in_the_wheel_as_package_data():
     assert shipped == {"day.html.j2", "parts.html.j2", "day.css", "day.js"}
     for name in shipped:
         assert any(Path(name).match(pat.split("/")[-1]) for pat in data), name
+
+
+@pytest.fixture(scope="module")
+def week_log(tmp_path_factory):
+    return replayed("week-of-three", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def week(week_log):
+    return day(week_log)
+
+
+def test_the_felt_sections_nights_add_up_to_what_the_night_mode_counts(week):
+    from kernel.report import felt as rf
+    c = rf.counts(rf.replay(engine.load_scenario("week-of-three")))
+    n = week.felt.nights
+    assert week.felt.note is None and week.felt.nights_note is None
+    assert sum(x.forgotten for x in n) == c["forgotten"] > 0
+    assert sum(x.refelt for x in n) == c["refelt"]
+    assert sum(x.recurred for x in n) == c["recurred"]
+    assert sum(x.absorbed for x in n) == c["absorbed"]
+    assert sum(x.accepted for x in n) == c["groups accepted"]
+    assert sum(x.refused for x in n) == c["groups refused"]
+    assert sum(x.plan != "not asked" for x in n) == c["plans"]
+    assert sum(x.plan == "refused whole" for x in n) == c["plans refused"]
+
+
+def test_the_felt_section_draws_the_strength_series_the_plot_draws(week, week_log):
+    from kernel.report import plots
+    sc = engine.load_scenario("week-of-three")
+    assert week.felt.strengths == plots.strengths(plots.Run(week_log, sc))
+    assert [v.name for v in week.felt.strengths] == ["Halla", "Ander", "Mose"]
+
+
+def test_the_page_draws_one_strength_curve_and_one_key_row_per_plotted_row(week):
+    page = render(week)
+    assert len(re.findall(r'<path class="strength"', page)) == week.felt.curves > 0
+    assert len(re.findall(r'<tr class="curve"', page)) == week.felt.curves
+    assert len(re.findall(r'<tr class="night"', page)) == len(week.felt.nights) == 21
+
+
+def test_a_run_without_felt_memory_says_why_its_felt_section_is_empty(tmp_path):
+    p = tmp_path / "world.log"
+    engine.run(engine.load_scenario("village-day"), None, p)
+    d = day(p)
+    assert d.felt.strengths == () and d.felt.nights == ()
+    assert "a world run has no felt memory" in d.felt.note
+    page = render(d)
+    assert "There is no felt strength to show: nobody reflects" in page
+    assert '<path class="strength"' not in page

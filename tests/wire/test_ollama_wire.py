@@ -1,9 +1,10 @@
 """Wire tests: the Ollama oracle against a fake Ollama server on 127.0.0.1.
 
-The fake is a stdlib HTTP server in a thread that records every request body
-and answers from a script per path, so a test reads exactly what went on the
-wire and decides exactly what comes back (a 503, a slow answer, a cut-off
-answer). No real server is needed or contacted.
+The fake (`FakeOllama`, in this folder's conftest) is a stdlib HTTP server
+in a thread that records every request body and answers from a script per
+path, so a test reads exactly what went on the wire and decides exactly
+what comes back (a 503, a slow answer, a cut-off answer). No real server is
+needed or contacted.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import json
 import socket
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
@@ -27,70 +27,6 @@ MODEL = "smollm2:135m-instruct"
 NAME = "village-smollm2:135m-instruct-q4_1"
 DIGEST = "ab" * 32
 OTHER = "cd" * 32
-
-
-class FakeOllama:
-    """A scripted Ollama: `script[path]` is a list of (status, body, delay_s); the last one repeats."""
-
-    def __init__(self):
-        self.requests: list[tuple[str, str, dict | None]] = []
-        self.script: dict[str, list[tuple[int, object, float]]] = {
-            "/api/tags": [(200, {"models": [
-                {"name": NAME, "model": NAME, "digest": DIGEST, "size": 1}]}, 0.0)],
-        }
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def _answer(self):
-                n = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(n).decode("utf-8") if n else ""
-                fake.requests.append((self.command, self.path, json.loads(raw) if raw else None))
-                steps = fake.script.get(self.path) or [(404, {"error": "no such path"}, 0.0)]
-                status, body, delay = steps.pop(0) if len(steps) > 1 else steps[0]
-                if delay:
-                    time.sleep(delay)
-                data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up waiting, which is the point of that test
-
-            do_GET = do_POST = _answer
-
-            def log_message(self, *a):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.host = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever,
-                                       kwargs={"poll_interval": 0.02}, daemon=True)
-        self.thread.start()
-
-    def answer(self, text, done_reason="stop", **extra):
-        body = {"model": NAME, "response": text, "done": True, "done_reason": done_reason,
-                "prompt_eval_count": 57, "eval_count": 12, "total_duration": 3_000_000,
-                "load_duration": 1_000_000}
-        body.update(extra)
-        return (200, body, 0.0)
-
-    def bodies(self, path):
-        return [b for _, p, b in self.requests if p == path]
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
-@pytest.fixture
-def fake():
-    f = FakeOllama()
-    yield f
-    f.close()
 
 
 def oracle(fake, **kw) -> OllamaOracle:

@@ -1,0 +1,96 @@
+"""The oracle a scenario run asks: one process, a pool of Ray workers, or a pool of Ollama hosts.
+
+This module owns choosing it from what `village run` was given (the backend,
+`--workers N`, `--ray ADDRESS|auto`, `--record`) and refusing, in one line,
+the combinations that make no sense, before anything is started: a pool for
+a run that asks no model (a world run), a pool answering from a recording
+(a replay reads its calls in order, in one process), or Ray workers for
+Ollama (whose pool is its list of hosts: the servers are the workers). It
+must not run anything or print anything.
+
+Whatever answers, the run is the same bytes: a pool gathers a group's
+answers in the asks' order, and a recording made through it holds the calls
+a recording made without it holds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kernel.errors import VillageError
+from kernel.oracle import REGISTRY, RecordingOracle, make
+from kernel.oracle.base import Oracle
+
+
+def for_run(sc: Any, backend: str, *, workers: int | None = None, address: str | None = None,
+            record: bool = False, accept_digest: bool = False) -> Oracle | None:
+    """The oracle that answers scenario `sc`'s calls (None for a world run), recording if asked.
+
+    `workers` starts a local Ray of that many CPUs and `address` joins a
+    running one; either makes a pool of the live backend's workers. With the
+    Ollama backend, more than one host (`ollama.hosts`, `OLLAMA_HOSTS`) is a
+    pool of its own, with no Ray.
+    """
+    pooled = workers is not None or address is not None
+    b = REGISTRY.get(backend)
+    if b is None:
+        raise VillageError(f"Expected an oracle in {', '.join(sorted(REGISTRY))} but got "
+                           f"--oracle {backend!r}")
+    if record and not b.live:
+        raise VillageError(f"--record needs a live oracle, and {backend} answers from a "
+                           f"recording: use --oracle llamacpp or ollama")
+    if pooled:
+        flag = "--workers" if workers is not None else "--ray"
+        if sc.world_only:
+            raise VillageError(f"scenario {sc.name} is a world run: nobody reflects, so there are "
+                               f"no model calls for {flag} to share out; drop {flag}")
+        if not b.live:
+            raise VillageError(f"{flag} shares a live model's calls among workers, and "
+                               f"--oracle {backend} reads them off a recording, in order, in one "
+                               f"process: drop {flag}, or use --oracle llamacpp")
+        if backend == "ollama":
+            raise VillageError(f"with --oracle ollama the pool is the Ollama hosts, not Ray "
+                               f"workers: drop {flag} and list the hosts in ollama.hosts of "
+                               f"configs/models.json or in OLLAMA_HOSTS (comma-separated)")
+    if sc.world_only:
+        return None
+    if not b.live and sc.exemplars is None:
+        raise VillageError(f"scenario {sc.name} has no recording to replay: run it with a live "
+                           f"--oracle")
+    if record and sc.exemplars is None:
+        raise VillageError(f"scenario {sc.name} names no exemplar file to record to")
+    record_to = sc.exemplars if record else None
+    if pooled:
+        from kernel.cluster.pool import start
+        return start(backend, sc.models, workers, address=address, accept_digest=accept_digest,
+                     record_to=record_to)
+    if not b.live:
+        return make(backend, sc.models, replay_from=sc.exemplars)
+    live = make(backend, sc.models, accept_digest=accept_digest)
+    try:
+        # The pre-flight, before anything is printed or written: every model the run asks
+        # for, at its pinned digest, on every host (the engine asks again, answered from here).
+        for model in (sc.settings.generate_model, sc.settings.embed_model):
+            live.digest(model)
+    except BaseException:
+        live.close()
+        raise
+    if record_to is None:
+        return live
+    if hasattr(live, "generate_many"):
+        # a pool of Ollama hosts: record its gathered answers in the asks' order
+        from kernel.cluster.pool import RecordingPool
+        return RecordingPool(live, record_to)
+    return RecordingOracle(live, record_to)
+
+
+def describe(oracle: Oracle | None, backend: str) -> str:
+    """Who answers, in a few words: the backend, and its workers or hosts where it has a pool."""
+    if oracle is None:
+        return "none (nobody reflects)"
+    inner = getattr(oracle, "inner", oracle)
+    if hasattr(inner, "workers"):
+        return f"{backend} on {len(inner.workers)} Ray workers"
+    if hasattr(inner, "hosts") and len(inner.hosts) > 1:
+        return f"{backend} on {len(inner.hosts)} Ollama hosts"
+    return backend

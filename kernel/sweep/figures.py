@@ -1,0 +1,57 @@
+"""What felt memory did in a run, counted from its events: the figures a sweep row keeps and
+`village run` prints a night at a time.
+
+This module owns those counts: night plans asked and refused whole, groups
+accepted and refused, rows absorbed, forgotten and re-felt, and thoughts
+that recurred. They are counted off the events (a round's and a night's, or
+a log's), so a run's report and its log give the same figures. It must not
+judge anything: the checks are the night's and the round's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from kernel import events as ev
+
+FELT = ("night_plans", "plans_refused", "groups_accepted", "groups_refused", "rows_absorbed",
+        "rows_forgotten", "rows_refelt", "recurrences")
+"""The felt figures, in the order a sweep row and a night's line give them."""
+
+
+def felt(events: Iterable[ev.Event]) -> dict[str, int]:
+    """The felt figures of `events`: a tick's, a night's, a run's."""
+    n = dict.fromkeys(FELT, 0)
+    for e in events:
+        if isinstance(e, ev.Answered) and e.purpose == "night":
+            n["night_plans"] += 1
+        elif isinstance(e, ev.Refusal) and e.purpose == "night":
+            n["plans_refused" if e.index == 0 else "groups_refused"] += 1
+        elif isinstance(e, ev.Absorbed):
+            n["groups_accepted"] += 1
+            n["rows_absorbed"] += len(e.absorbed)
+        elif isinstance(e, ev.Forgotten):
+            n["rows_forgotten"] += 1
+        elif isinstance(e, ev.Refelt):
+            n["rows_refelt"] += 1
+        elif isinstance(e, ev.Recurred):
+            n["recurrences"] += 1
+    return n
+
+
+def of_report(report: Any) -> dict[str, int]:
+    """A run's felt figures, from its report's rounds and nights."""
+    return felt([*(e for r in report.rounds for e in r.events),
+                 *(e for n in report.nights for e in n.events)])
+
+
+def by_night(rounds: Sequence[Any], nights: Sequence[Any]) -> list[tuple[int, dict[str, int]]]:
+    """Each night's tick and figures: its plans, groups, rows absorbed and forgotten, and the
+    rows re-felt and thoughts recurring in the rounds since the night before (its day)."""
+    out, last = [], -1
+    for night in nights:
+        day = [e for r in rounds if last < r.now <= night.now for e in r.events]
+        out.append((night.now, felt([*day, *night.events])))
+        last = night.now
+    return out

@@ -1,0 +1,32 @@
+"""`village run` prints one line a night, as it prints a line a villager's round: the night's
+plans and groups, the rows it absorbed and forgot, and that day's re-felt rows and recurrences."""
+
+from __future__ import annotations
+
+import re
+
+from click.testing import CliRunner
+
+from kernel.cli import main
+
+NIGHT = re.compile(r"^  all +night at tick +(\d+): (\d+) plans asked \((\d+) refused whole\), "
+                   r"groups (\d+) accepted and (\d+) refused, rows (\d+) absorbed and (\d+) "
+                   r"forgotten; that day (\d+) rows re-felt, (\d+) recurrences$")
+
+
+def test_a_run_prints_one_line_a_night_and_the_lines_add_up_to_the_recorded_week(tmp_path):
+    r = CliRunner().invoke(main, ["run", "week-of-three", "--out", str(tmp_path / "week.log")])
+    assert r.exit_code == 0, r.output
+    nights = [tuple(map(int, m.groups())) for line in r.output.splitlines()
+              if (m := NIGHT.match(line))]
+    assert [n[0] for n in nights] == [1999, 3999, 5999, 7999, 9999, 11999, 13999]
+    totals = [sum(n[i] for n in nights) for i in range(1, 9)]
+    # as the README states the recorded week: 21 plans, none refused whole, 0 groups accepted,
+    # 14 refused, 0 rows absorbed, 543 forgotten, 5 re-felt, 3 recurrences
+    assert totals == [21, 0, 0, 14, 0, 543, 5, 3]
+
+
+def test_a_run_without_nights_prints_no_night_line(tmp_path):
+    r = CliRunner().invoke(main, ["run", "day-of-three", "--out", str(tmp_path / "day.log")])
+    assert r.exit_code == 0, r.output
+    assert "night at tick" not in r.output
