@@ -1,8 +1,11 @@
 """Retrieval: which of a villager's memories a question brings back, and in what order.
 
-This module owns `recency`, `cosine`, `rank` and their values `Retrieval`
-and `Ranked`. It must not embed text, call a model or read the log: it is
-handed rows, their vectors and a query vector, and answers with numbers.
+This module owns `recency`, `cosine`, `rank_columns` (and `rank`, the same
+ranking of row objects) and their values `Retrieval`, `Scored` and
+`Ranked`. It must not embed text, call a model or read the log: it is
+handed columns (ids, ticks, weights or felt strengths), one matrix of their
+vectors and a query vector, and answers with numbers. A caller that ranks
+one matrix for many queries works out its squared norms once (`squares`).
 
 The order `rank` answers in is total and does not depend on the order of the
 input, on BLAS or on the machine's vector width. A fast pass over the whole
@@ -278,6 +281,9 @@ def rank_columns(
         ):
             raise LawError(f"Expected vectors of real numbers but got dtype {m.dtype}")
         m = m.astype(np.float32 if m.dtype == np.float16 else np.float64)
+        given = None        # squares of the matrix as it came are not those of its cast
+    else:
+        given = squares
     q = _vector("query", query)
     if q.shape[0] != m.shape[1]:
         raise LawError(
@@ -302,11 +308,13 @@ def rank_columns(
     else:
         fast_weights = weights.astype(np.float64)
     if squares is not None:
-        squares = _column("squares", squares, n, np.float64).astype(m.dtype)
+        _column("squares", squares, n, np.float64)
+    if given is not None:
+        given = np.asarray(given).astype(m.dtype, copy=False)
     eligible = ticks <= now
     if not eligible.any():
         return ()
-    candidates = _nominate(m, q_unit, q_norm, ticks, fast_weights, eligible, now, p, squares)
+    candidates = _nominate(m, q_unit, q_norm, ticks, fast_weights, eligible, now, p, given)
 
     picked = m[candidates]
     finite = np.isfinite(picked).all(axis=1)

@@ -54,7 +54,7 @@ def streams(draw, max_rows: int = 40, dim: int = 6):
         m = rng.standard_normal(dim) + 1e-6 * rng.standard_normal((n, dim))
     else:
         m = np.zeros((n, dim))
-    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    dtype = draw(st.sampled_from([np.float16, np.float32, np.float64]))
     q = rng.standard_normal(dim) if n == 0 or draw(st.booleans()) else m[0] + 0.0
     return rows, felt, m.astype(dtype), q
 
