@@ -53,5 +53,10 @@ record: $(RECORDED:%=record-%)
 $(RECORDED:%=record-%): record-%: setup
 	$(BIN)/village run $* --oracle llamacpp --record
 
+# A fork (a scenario.json naming its "parent") is recorded after its parent:
+# its ticks before fork_at replay from the parent's recording.
+parent_of = $(shell sed -n 's/^ *"parent": *"\([^"]*\)".*/\1/p' fixtures/$(1)/scenario.json)
+$(foreach s,$(RECORDED),$(if $(call parent_of,$(s)),$(eval record-$(s): record-$(call parent_of,$(s)))))
+
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -72,3 +72,33 @@ class ScriptedOracle(Oracle):
         self.embedded.append((model, tuple(texts)))
         rows = np.stack([text_vector(t, self.dim) for t in texts])
         return rows, self.took_ns, sum(len(t.encode("utf-8")) // 4 + 1 for t in texts)
+
+
+def variant(name: str, folder, *, thought: Callable[[dict], None] | None = None,
+            importance: Callable[[dict], None] | None = None):
+    """A copy of scenario `name` in `folder` (a new folder), with its thought or importance
+    config changed: each change edits the config's JSON in place.
+
+    The file changed is the scenario's own, or the home's where it has none; the copy names
+    its changed files beside its scenario.json and keeps every other key, its recording
+    included. Returns the copy's folder, which `village run` and `load_scenario` take.
+    """
+    import json
+    import shutil
+    from pathlib import Path
+
+    from kernel.engine import scenario as msc
+
+    sc = msc.load(name)
+    dst = Path(folder)
+    shutil.copytree(sc.folder, dst)
+    doc = json.loads((dst / "scenario.json").read_text(encoding="utf-8"))
+    for key, change in (("thought", thought), ("importance", importance)):
+        if change is None:
+            continue
+        value = json.loads(Path(dict(sc.files)[key]).read_text(encoding="utf-8"))
+        change(value)
+        (dst / f"{key}.json").write_text(json.dumps(value, indent=2), encoding="utf-8")
+        doc[key] = f"{key}.json"
+    (dst / "scenario.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    return dst

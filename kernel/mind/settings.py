@@ -1,7 +1,7 @@
 """What a reflection runs under, read from the config files and frozen.
 
 This module owns turning configs/thought.json, configs/models.json,
-configs/embedder.json, the importance table's thought row and the two
+configs/embedder.json, the importance table's thought row and the three
 prompt templates into one `Settings` value the driver reads, and the
 digests that name them in a run's header. It does no reflecting and calls
 no model.
@@ -10,9 +10,10 @@ A digest covers what decides a prompt or an answer: every value of the
 thought and importance files, the models and embedder files without what
 only says where or how fast a model runs (the Ollama host, `timeout_s`,
 `keep_alive`, thread counts, the Ollama set-up notes), and the bytes of
-both templates. Moving a server or giving a run more threads leaves a
-recording's header as it was; changing a model, a pin, a number the round
-reads or a word of a template does not.
+the three templates: questions, statement and the night's plan. Moving a
+server or giving a run more threads leaves a recording's header as it
+was; changing a model, a pin, a number the round reads or a word of a
+template does not.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 from kernel import config, laws
 from kernel.laws.importance import Importance
 from kernel.seam import QUESTIONS, STATEMENT, template_file
+from kernel.seam.plan import NIGHT
 
 # Where a model runs and how fast, never what it answers: left out of the digests.
 MODELS_ASIDE = (("timeout_s",), ("keep_alive",), ("llamacpp", "threads"), ("ollama", "host"),
@@ -81,6 +83,7 @@ def load(thought: str | os.PathLike = "thought", models: str | os.PathLike = "mo
         digests=(("embedder", config.digest(without(e.value, EMBEDDER_ASIDE))),
                  ("importance", imp.digest),
                  ("models", config.digest(without(m.value, MODELS_ASIDE))),
+                 ("night", template_file(NIGHT).sha256),
                  ("questions", template_file(QUESTIONS).sha256),
                  ("statement", template_file(STATEMENT).sha256),
                  ("thought", t.digest)),

@@ -4,7 +4,7 @@ This module owns turning a spec (configs/schema/sweep.json: scenarios x
 world seeds x overrides) into `Plan`s: one a run, each carrying every file
 the run reads as bytes (a small project home of its own: the seeded
 world, the thought, models and importance files with the override merged
-in, the sentence embedder's config and both templates). A run is then the
+in, the sentence embedder's config and the three templates). A run is then the
 same on any machine that has the kernel installed, with no shared folder.
 A scenario that cannot be resolved, or an override that does not fit its
 file, is a plan with the one line saying why, so the sweep goes on and
@@ -25,6 +25,7 @@ from kernel import config
 from kernel.engine import scenario as msc
 from kernel.errors import ConfigError, VillageError
 from kernel.seam import QUESTIONS, STATEMENT
+from kernel.seam.plan import NIGHT
 
 NO_HEAD = "0" * 64
 """The head hash a planned run's scenario.json carries until it has run (the schema asks for one)."""
@@ -148,7 +149,7 @@ def _resolve(name: str, spec: Spec) -> dict[str, Any]:
             value["embedder"] = config.read_json(emb)
         value["templates"] = {}
         from kernel.seam import template_file
-        for t in (QUESTIONS, STATEMENT):
+        for t in (QUESTIONS, STATEMENT, NIGHT):
             tf = template_file(t)
             value["templates"][tf.name] = tf.bytes
     return value

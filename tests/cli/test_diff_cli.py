@@ -45,6 +45,8 @@ def runs(tmp_path_factory):
 def _answer(ask):
     if ask.purpose == "questions":
         return json.dumps({"questions": ["What did I eat today?", "Whom did I meet today?"]})
+    if ask.purpose == "night":
+        return json.dumps({"groups": []})
     first = re.search(r"\[(\d+)\]", ask.prompt_text)
     return json.dumps({"statement": "Today is worth keeping.",
                        "drawn_from": [int(first.group(1))] if first else []})
@@ -78,7 +80,7 @@ def test_two_world_seeds_exit_1_naming_the_first_tick_at_which_they_differ(runs)
 def test_the_day_of_three_and_a_run_under_other_retrieval_weights_exit_1_at_the_reflection_tick(
         tmp_path):
     sc = msc.load("day-of-three")
-    per_run = 3 * (1 + sc.settings.questions)
+    per_run = 3 * (2 + sc.settings.questions)
     engine.run(sc, ScriptedOracle([_answer] * per_run, dim=16), tmp_path / "a.log")
     other = dataclasses.replace(sc.settings, retrieval=dataclasses.replace(
         sc.settings.retrieval, weights=(1.0, 1.0, 0.0)))

@@ -27,6 +27,11 @@ def test_a_run_prints_one_line_a_night_and_the_lines_add_up_to_the_recorded_week
 
 
 def test_a_run_without_nights_prints_no_night_line(tmp_path):
-    r = CliRunner().invoke(main, ["run", "day-of-three", "--out", str(tmp_path / "day.log")])
+    # day-of-three with no night block: its round's prompts are the recorded ones (the round
+    # comes before the night), so the recording answers it, and no night is asked for
+    from kernel.testing import variant
+    day = variant("day-of-three", tmp_path / "day", thought=lambda doc: doc.pop("night"))
+    r = CliRunner().invoke(main, ["run", str(day), "--out", str(tmp_path / "day.log")])
     assert r.exit_code == 0, r.output
+    assert "round at tick   1999" in r.output
     assert "night at tick" not in r.output

@@ -314,9 +314,12 @@ ROWS: list[Row] = [
         ["run", "day-of-three", "--oracle", "ollama", "--accept-digest", "--out", str(w.dir / "r.log")], 0,
         env={"OLLAMA_HOST": w.fake('{"questions": ' + "[" * 400 + "]" * 400 + "}").host},
         may_create={w.dir / "r.log"},
-        check=lambda r: ([e.reason for e in _events(w.dir / "r.log") if e.kind == "refusal"]
-                         == [f"{MODEL} answered with objects and arrays nested more than 32 deep, "
-                             f"deeper than any shape a call asks for"] * 3) or _fail("refusals"))),
+        # each villager's questions call, then each one's night plan, gets the same answer
+        check=lambda r: ([(e.purpose, e.reason) for e in _events(w.dir / "r.log")
+                          if e.kind == "refusal"]
+                         == [(p, f"{MODEL} answered with objects and arrays nested more than 32 "
+                                 f"deep, deeper than any shape a call asks for")
+                             for p in ("questions",) * 3 + ("night",) * 3]) or _fail("refusals"))),
     ("an answer over 64 kib stops the run before its tick is written", lambda w: Case(
         ["run", "day-of-three", "--oracle", "ollama", "--accept-digest", "--out", str(w.dir / "r.log")], 1,
         r"smollm2:135m-instruct answered the questions call with 70,\d{3} bytes, more than the 65,536",

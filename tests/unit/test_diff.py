@@ -59,9 +59,11 @@ def _first_differing_tick(a, b):
 
 
 def _answer(ask):
-    """Two questions; a statement drawn from the first memory its prompt ranks."""
+    """Two questions; a statement drawn from the first memory its prompt ranks; an empty night plan."""
     if ask.purpose == "questions":
         return json.dumps({"questions": ["What did I eat today?", "Whom did I meet today?"]})
+    if ask.purpose == "night":
+        return json.dumps({"groups": []})
     first = re.search(r"\[(\d+)\]", ask.prompt_text)
     return json.dumps({"statement": "Today is worth keeping.",
                        "drawn_from": [int(first.group(1))] if first else []})
@@ -69,7 +71,7 @@ def _answer(ask):
 
 def _day_of_three(out, settings=None):
     sc = msc.load("day-of-three")
-    oracle = ScriptedOracle([_answer] * (3 * (1 + sc.settings.questions)), dim=16)
+    oracle = ScriptedOracle([_answer] * (3 * (2 + sc.settings.questions)), dim=16)
     return engine.run(sc, oracle, out, settings=settings)
 
 

@@ -87,9 +87,10 @@ def test_the_header_digest_formulas_are_pinned():
     # A world run's header holds the world config's digest; a run with reflection holds the
     # digest of the world's digest and each settings digest by name: the thought and
     # importance files whole, the models and embedder files without where and how fast a
-    # model runs, and both templates' bytes. Both formulas are in committed heads.
+    # model runs, and the three templates' bytes. Both formulas are in committed heads.
     from kernel.mind import settings as msettings
     from kernel.seam import QUESTIONS, STATEMENT, template_file
+    from kernel.seam.plan import NIGHT
 
     day = msc.load("village-day")
     assert day.header_digest == day.world.digest == config.load(day.folder / "world.json",
@@ -106,12 +107,13 @@ def test_the_header_digest_formulas_are_pinned():
         "embedder": config.digest(embedder),
         "importance": config.load("importance").digest,
         "models": config.digest(models),
+        "night": template_file(NIGHT).sha256,
         "questions": template_file(QUESTIONS).sha256,
         "statement": template_file(STATEMENT).sha256,
         "thought": config.load("thought").digest,
     }
     assert sc.header_digest == sc.digest == config.digest({"world": sc.world.digest, **parts})
-    assert sc.digest == "0d9060e4d24b4959512edac317d41f997a8d50401ffb2a3f55b322986ae25956"
+    assert sc.digest == "9b9a7c64994d296d1e32a13d44e3fbbe82d44b15811b29c87e5aa010808e0f36"
     # where and how fast a model runs is not in it; which model answers is
     other = config.thaw(config.load("models").value)
     other.update(timeout_s=5, keep_alive="1h")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -48,7 +49,11 @@ def rows_of(villager: int, start: int, n: int, tick0: int = 0):
 
 @pytest.fixture
 def st():
-    return load()
+    # The round's seam rules under the weight ranking, which needs no felt book; the shipped
+    # configs rank by felt strength, whose round is tested with the felt projection
+    # (test_felt_night.py).
+    s = load()
+    return dataclasses.replace(s, retrieval=dataclasses.replace(s.retrieval, importance="weight"))
 
 
 def test_calls_are_grouped_by_model_across_villagers(st):

@@ -136,19 +136,10 @@ def test_strengths_of_an_unknown_villager_are_one_line_naming_who_there_is(week,
 
 def _week_copy(tmp_path, *, thought=None, importance=None):
     """week-of-three's folder copied, with its thought or importance file changed."""
-    import json
-    import shutil
-
     from kernel import engine
-    src = engine.load_scenario("week-of-three").folder
-    dst = tmp_path / "week-changed"
-    shutil.copytree(src, dst)
-    for name, change in (("thought.json", thought), ("importance.json", importance)):
-        if change is not None:
-            doc = json.loads((dst / name).read_text())
-            change(doc)
-            (dst / name).write_text(json.dumps(doc))
-    return engine.load_scenario(dst)
+    from kernel.testing import variant
+    return engine.load_scenario(variant("week-of-three", tmp_path / "week-changed",
+                                        thought=thought, importance=importance))
 
 
 def test_a_run_ranked_by_weight_with_no_night_has_no_felt_strength_even_with_valences(tmp_path):
