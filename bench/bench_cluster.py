@@ -26,10 +26,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import threading
 import time
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from kernel import cluster, engine, sweep
@@ -117,36 +115,19 @@ OLLAMA_CALL_S = 0.05
 """What a stand-in Ollama server takes a call, as a model would."""
 
 
-def _stand_in(delay: float) -> ThreadingHTTPServer:
+def _stand_in(delay: float):
     """A server with one model listed, answering every generate call after `delay` seconds."""
+    from kernel.testing import serve_json
 
-    class Handler(BaseHTTPRequestHandler):
-        def _answer(self):
-            n = int(self.headers.get("content-length") or 0)
-            req = json.loads(self.rfile.read(n) or b"{}")
-            if self.path == "/api/tags":
-                body = {"models": [{"name": "m", "model": "m", "digest": "ab" * 32, "size": 1}]}
-            else:
-                time.sleep(delay)
-                body = {"model": req.get("model"), "response": '{"questions": ["why?"]}',
-                        "done": True, "done_reason": "stop", "prompt_eval_count": 1,
-                        "eval_count": 1, "total_duration": int(delay * 1e9)}
-            data = json.dumps(body).encode()
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+    def handle(method, path, req):
+        if path == "/api/tags":
+            return 200, {"models": [{"name": "m", "model": "m", "digest": "ab" * 32, "size": 1}]}
+        time.sleep(delay)
+        return 200, {"model": (req or {}).get("model"), "response": '{"questions": ["why?"]}',
+                     "done": True, "done_reason": "stop", "prompt_eval_count": 1,
+                     "eval_count": 1, "total_duration": int(delay * 1e9)}
 
-        do_GET = do_POST = _answer
-
-        def log_message(self, *a):
-            pass
-
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    srv.daemon_threads = True
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    return srv
+    return serve_json(handle)[0]
 
 
 def _ollama_hosts(asks: list[Ask], n: int) -> float:

@@ -102,3 +102,44 @@ def variant(name: str, folder, *, thought: Callable[[dict], None] | None = None,
         doc[key] = f"{key}.json"
     (dst / "scenario.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
     return dst
+
+
+def serve_json(handle: Callable[[str, str, object], tuple[int, object]]):
+    """A local HTTP server in a thread, answering every request with `handle(method, path,
+    request JSON or None) -> (status, body)`; a body that is a str is sent as it is, any other
+    as JSON. Returns the server and its address; `server.shutdown()` stops it.
+
+    This is the wire of a stand-in server (a fake Ollama in a test, a slow host in a bench):
+    what it answers is the caller's, how it answers is here once.
+    """
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _answer(self):
+            n = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(n) if n else b""
+            status, body = handle(self.command, self.path, json.loads(raw) if raw else None)
+            data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+            try:
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up waiting
+
+        do_GET = do_POST = _answer
+
+        def log_message(self, *a):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02},
+                     daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"

@@ -10,8 +10,8 @@ prompts, parse answers or touch the log. Ray is an optional extra
 (`pip install 'village-kernel[cluster]'`), imported on first use.
 """
 
-from kernel.cluster.pool import LiveMaker, PoolOracle, RecordingPool, Worker, chunks, start
+from kernel.cluster.pool import LiveMaker, PoolOracle, RecordingPool, Worker, start
 from kernel.cluster.session import ClusterError, connect, cpus, ray, session, unwrap
 
-__all__ = ["ClusterError", "LiveMaker", "PoolOracle", "RecordingPool", "Worker", "chunks",
+__all__ = ["ClusterError", "LiveMaker", "PoolOracle", "RecordingPool", "Worker",
            "connect", "cpus", "ray", "session", "start", "unwrap"]

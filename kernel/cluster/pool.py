@@ -38,16 +38,11 @@ import numpy as np
 from kernel.cluster.session import ClusterError, ray, unwrap
 from kernel.errors import OracleError
 from kernel.oracle import exemplar
-from kernel.oracle.base import Ask, Oracle, OracleUsageError, Said
+from kernel.oracle.base import Ask, Gathered, Oracle, OracleUsageError, Said, embed_in_runs
 from kernel.oracle.record import RecordingOracle
 
 Maker = Callable[[], Oracle]
 
-# How many runs of texts an embedding call is cut into, per worker: more than
-# one, so a worker that finishes early takes another.
-CHUNKS_PER_WORKER = 4
-# Below this many texts a call goes to one worker whole: shipping costs more than it saves.
-MIN_CHUNK = 8
 
 
 class Worker:
@@ -77,18 +72,6 @@ class Worker:
         self.oracle.close()
 
 
-def chunks(n: int, parts: int) -> list[tuple[int, int]]:
-    """`n` items cut into at most `parts` contiguous runs of near-equal size, as (start, stop)."""
-    parts = max(1, min(parts, n))
-    size, extra = divmod(n, parts)
-    out, at = [], 0
-    for i in range(parts):
-        step = size + (1 if i < extra else 0)
-        out.append((at, at + step))
-        at += step
-    return out
-
-
 class PoolOracle(Oracle):
     """N Ray actors answering as one oracle; `generate_many` asks them together.
 
@@ -113,7 +96,7 @@ class PoolOracle(Oracle):
                                          max_task_retries=max_restarts)
         self.workers = [actor.remote(maker) for _ in range(workers)]
         self._digests: dict[str, str] = {}
-        self._ready: deque[tuple[Ask, Said]] = deque()
+        self.gathered = Gathered()
         self.owns_ray = False
         try:
             self.where = self._gather([w.where.remote() for w in self.workers])
@@ -182,28 +165,17 @@ class PoolOracle(Oracle):
         for i, a in enumerate(asks):
             if not isinstance(a, Ask):
                 raise OracleUsageError(f"Expected asks[{i}] to be an Ask but got {a!r:.80}")
-        saids = self._fan("generate", [(a,) for a in asks])
-        self._ready = deque(zip(asks, saids, strict=True))
-        try:
-            return [self.generate(a) for a in asks]
-        finally:
-            self._ready.clear()
+        return self.gathered.hand_out(self.generate, asks,
+                                      self._fan("generate", [(a,) for a in asks]))
 
     def _generate(self, ask: Ask) -> Said:
-        if self._ready:
-            asked, said = self._ready.popleft()
-            if asked is not ask:
-                raise OracleUsageError("the pool's gathered answers were taken out of order")
-            return said
-        return self._fan("generate", [(ask,)])[0]
+        said = self.gathered.take(ask)
+        return said if said is not None else self._fan("generate", [(ask,)])[0]
 
     def _embed(self, model: str, texts: list[str], purpose: str) -> tuple[np.ndarray, int, int]:
-        parts = len(self.workers) * CHUNKS_PER_WORKER if len(texts) >= MIN_CHUNK else 1
-        runs = chunks(len(texts), parts)
-        got = self._fan("embed", [(model, texts[a:b], purpose) for a, b in runs])
-        vectors = np.concatenate([np.asarray(v, dtype=np.float32) for v, _, _ in got], axis=0)
-        # Model time: what the workers spent, summed, as one worker's call would report it.
-        return vectors, sum(t for _, t, _ in got), sum(n for _, _, n in got)
+        return embed_in_runs(texts, len(self.workers),
+                             lambda runs: self._fan("embed", [(model, r, purpose) for r in runs]),
+                             what=f"the {purpose} call to {model}")
 
     def pids(self) -> list[int]:
         """Each worker's process id, in worker order (a restarted worker's new one)."""
@@ -234,23 +206,16 @@ class RecordingPool(RecordingOracle):
 
     def __init__(self, inner: Oracle, path=None):
         super().__init__(inner, path)
-        self._ready: deque[tuple[Ask, Said]] = deque()
+        self.gathered = Gathered()
 
     def generate_many(self, asks: Sequence[Ask]) -> list[Said]:
         asks = list(asks)
-        saids = self.inner.generate_many(asks)
-        self._ready = deque(zip(asks, saids, strict=True))
-        try:
-            return [self.generate(a) for a in asks]
-        finally:
-            self._ready.clear()
+        return self.gathered.hand_out(self.generate, asks, self.inner.generate_many(asks))
 
     def _generate(self, ask: Ask) -> Said:
-        if not self._ready:
+        said = self.gathered.take(ask)
+        if said is None:
             return super()._generate(ask)
-        asked, said = self._ready.popleft()
-        if asked is not ask:
-            raise OracleUsageError("the pool's gathered answers were taken out of order")
         self.records.append(exemplar.generate_record(ask, said, self.backend))
         return said
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -258,3 +259,72 @@ def file_sha256(path: Path) -> str:
                 h.update(chunk)
         _SHA[key] = h.hexdigest()
     return _SHA[key]
+
+
+# --- many asks at once ----------------------------------------------------------------------
+# A pool (Ray workers, Ollama hosts) answers a group's asks together. What every pool shares
+# lives here: how an embedding call is cut across workers, and how answers gathered in the
+# asks' order are handed out one by one, so each is counted, costed and recorded as if it
+# had been asked alone.
+
+# An embedding call of at least MIN_CHUNK texts is cut into CHUNKS_PER_WORKER runs a worker,
+# so a worker that finishes early takes another; a smaller one goes to one worker whole,
+# since shipping it costs more than it saves.
+MIN_CHUNK = 8
+CHUNKS_PER_WORKER = 4
+
+
+def chunks(n: int, parts: int) -> list[tuple[int, int]]:
+    """`n` items cut into at most `parts` contiguous runs of near-equal size, as (start, stop)."""
+    parts = max(1, min(parts, n))
+    size, extra = divmod(n, parts)
+    out, at = [], 0
+    for i in range(parts):
+        step = size + (1 if i < extra else 0)
+        out.append((at, at + step))
+        at += step
+    return out
+
+
+def embed_in_runs(texts: list[str], workers: int, fan, *, what: str
+                  ) -> tuple[np.ndarray, int, int]:
+    """One embedding call answered in runs of `texts` by `fan(runs)` -> [(vectors, ns, tokens)]
+    in the runs' order; the vectors joined in the texts' order, the time and tokens summed as
+    one worker's call would report them. `what` names the call in the error of mixed widths."""
+    parts = workers * CHUNKS_PER_WORKER if len(texts) >= MIN_CHUNK else 1
+    got = fan([texts[a:b] for a, b in chunks(len(texts), parts)])
+    widths = {np.shape(v)[1] for v, _, _ in got}
+    if len(widths) != 1:
+        raise OracleError(f"the workers answered {what} with vectors of {len(widths)} widths "
+                          f"({sorted(widths)})")
+    vectors = np.concatenate([np.asarray(v, dtype=np.float32) for v, _, _ in got], axis=0)
+    return vectors, sum(t for _, t, _ in got), sum(n for _, _, n in got)
+
+
+class Gathered:
+    """Answers gathered for many asks at once, handed out one by one in the asks' order.
+
+    A pool's `generate_many` gets every answer first (from whichever worker
+    was free), then calls `hand_out`, which runs each through `generate`, so
+    the counting, the cost and any recording are those of asking one by one;
+    the `_generate` under it calls `take` first, which gives the gathered
+    answer of exactly that ask, or None when nothing was gathered.
+    """
+
+    def __init__(self) -> None:
+        self._ready: deque[tuple[Ask, Said]] = deque()
+
+    def hand_out(self, generate, asks: Sequence[Ask], saids: Sequence[Said]) -> list[Said]:
+        self._ready = deque(zip(asks, saids, strict=True))
+        try:
+            return [generate(a) for a in asks]
+        finally:
+            self._ready.clear()
+
+    def take(self, ask: Ask) -> Said | None:
+        if not self._ready:
+            return None
+        asked, said = self._ready.popleft()
+        if asked is not ask:
+            raise OracleUsageError("the pool's gathered answers were taken out of order")
+        return said

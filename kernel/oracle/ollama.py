@@ -36,7 +36,7 @@ import numpy as np
 import ollama
 
 from kernel.errors import OracleError
-from kernel.oracle.base import Ask, Oracle, Said
+from kernel.oracle.base import Ask, Gathered, Oracle, Said, embed_in_runs
 
 T = TypeVar("T")
 
@@ -45,10 +45,6 @@ BUSY = (429, 503)
 HOSTS_ENV = "OLLAMA_HOSTS"
 """Comma-separated Ollama hosts: a pool of servers, ahead of the config's `hosts` and `host`."""
 
-# An embedding call of at least this many texts is cut into runs, several per host,
-# so a host that finishes early takes another.
-MIN_CHUNK = 8
-CHUNKS_PER_HOST = 4
 
 
 def _bare(digest: str | None) -> str | None:
@@ -278,18 +274,6 @@ def hosts_of(o: Any) -> list[str]:
     return hosts
 
 
-def chunks(n: int, parts: int) -> list[tuple[int, int]]:
-    """`n` items cut into at most `parts` contiguous runs of near-equal size, as (start, stop)."""
-    parts = max(1, min(parts, n))
-    size, extra = divmod(n, parts)
-    out, at = [], 0
-    for i in range(parts):
-        step = size + (1 if i < extra else 0)
-        out.append((at, at + step))
-        at += step
-    return out
-
-
 class OllamaHosts(Oracle):
     """A pool of Ollama servers answering as one oracle; `generate_many` asks them together.
 
@@ -311,7 +295,7 @@ class OllamaHosts(Oracle):
             raise OracleError("an Ollama pool needs at least one host")
         self.host = ",".join(h.host for h in self.hosts)
         self._digests: dict[str, str] = {}
-        self._ready: deque[tuple[Ask, Said]] = deque()
+        self.gathered = Gathered()
         self._pool = ThreadPoolExecutor(max_workers=len(self.hosts),
                                         thread_name_prefix="ollama-host")
 
@@ -367,39 +351,23 @@ class OllamaHosts(Oracle):
     def generate_many(self, asks: Sequence[Ask]) -> list[Said]:
         """Every ask answered, the answers in the asks' order, counted as if asked one by one."""
         asks = list(asks)
-        saids = self._fan(lambda h, a: h.generate(a), [(a,) for a in asks])
-        self._ready = deque(zip(asks, saids, strict=True))
-        try:
-            return [self.generate(a) for a in asks]
-        finally:
-            self._ready.clear()
+        return self.gathered.hand_out(
+            self.generate, asks, self._fan(lambda h, a: h.generate(a), [(a,) for a in asks]))
 
     def _generate(self, ask: Ask) -> Said:
-        if self._ready:
-            asked, said = self._ready.popleft()
-            if asked is not ask:
-                raise OracleError("the pool's gathered answers were taken out of order")
-            return said
-        return self._fan(lambda h, a: h.generate(a), [(ask,)])[0]
+        said = self.gathered.take(ask)
+        return said if said is not None else self._fan(lambda h, a: h.generate(a), [(ask,)])[0]
 
     def _embed(self, model: str, texts: list[str], purpose: str) -> tuple[np.ndarray, int, int]:
-        parts = len(self.hosts) * CHUNKS_PER_HOST if len(texts) >= MIN_CHUNK else 1
-        runs = chunks(len(texts), parts)
-
         def one(h: OllamaOracle, part: list[str]) -> tuple[np.ndarray, int, int]:
             before = len(h.costs)
             v = h.embed(model, part, purpose=purpose)
             cost = h.costs[-1] if len(h.costs) > before else None
             return v, (cost.took_ns if cost else 0), (cost.tokens_in if cost else 0)
 
-        got = self._fan(one, [(texts[a:b],) for a, b in runs])
-        widths = {v.shape[1] for v, _, _ in got}
-        if len(widths) != 1:
-            raise OracleError(f"the Ollama hosts answered the {purpose} call to {model} with "
-                              f"vectors of {len(widths)} widths ({sorted(widths)})")
-        vectors = np.concatenate([v for v, _, _ in got], axis=0)
-        # Model time: what the hosts spent, summed, as one host's call would report it.
-        return vectors, sum(t for _, t, _ in got), sum(n for _, _, n in got)
+        return embed_in_runs(texts, len(self.hosts),
+                             lambda runs: self._fan(one, [(r,) for r in runs]),
+                             what=f"the {purpose} call to {model}")
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
@@ -18,6 +16,7 @@ from click.testing import CliRunner
 from kernel import config
 from kernel.cli import main
 from kernel.oracle import minilm
+from kernel.testing import serve_json
 
 NAME = "all-minilm:l6-v2"
 
@@ -80,35 +79,16 @@ class _FakeOllama:
 
     def __init__(self):
         self.asked: list[dict] = []
-        fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def _answer(self):
-                n = int(self.headers.get("content-length") or 0)
-                body = json.loads(self.rfile.read(n)) if n else None
-                if self.path == "/api/tags":
-                    data = {"models": [{"name": "all-minilm:l6-v2", "model": "all-minilm:l6-v2",
-                                        "digest": "ab" * 32, "size": 1}]}
-                else:
-                    fake.asked.append(body)
-                    data = {"model": body["model"],
-                            "embeddings": [[float(len(t)), 0.5, -0.25] for t in body["input"]]}
-                raw = json.dumps(data).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
+        def handle(method, path, body):
+            if path == "/api/tags":
+                return 200, {"models": [{"name": "all-minilm:l6-v2", "model": "all-minilm:l6-v2",
+                                         "digest": "ab" * 32, "size": 1}]}
+            self.asked.append(body)
+            return 200, {"model": body["model"],
+                         "embeddings": [[float(len(t)), 0.5, -0.25] for t in body["input"]]}
 
-            do_GET = do_POST = _answer
-
-            def log_message(self, *a):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.host = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02},
-                         daemon=True).start()
+        self.server, self.host = serve_json(handle)
 
 
 def test_with_ollama_each_line_is_embedded_by_the_model_named(monkeypatch):

@@ -9,13 +9,12 @@ of `make test`, not remembered.
 
 from __future__ import annotations
 
-import json
-import threading
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
+from kernel.testing import serve_json
 
 OUTCOMES = ("clean", "traceback", "silent", "lost")
 TALLY: Counter = Counter()
@@ -59,43 +58,21 @@ class FakeOllama:
     def __init__(self, text: str, *, digest: str | None = DIGEST):
         self.text = text
         self.generated = 0
-        fake = self
         tags = {"models": [{"name": n, "model": n, "size": 1, **({"digest": digest} if digest else {})}
                            for n in self.names()]}
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+        def handle(method, path, request):
+            if path == "/api/tags":
+                return 200, tags
+            if path == "/api/generate":
+                self.generated += 1
+                return 200, {"model": self.NAME, "response": self.text, "done": True,
+                             "done_reason": "stop", "prompt_eval_count": 1, "eval_count": 1}
+            if path == "/api/embed":
+                return 200, {"model": self.NAME, "embeddings": [[1.0, 0.0]], "prompt_eval_count": 1}
+            return 200, {}
 
-            def _answer(self):
-                n = int(self.headers.get("content-length") or 0)
-                self.rfile.read(n)
-                if self.path == "/api/tags":
-                    body = tags
-                elif self.path == "/api/generate":
-                    fake.generated += 1
-                    body = {"model": fake.NAME, "response": fake.text, "done": True,
-                            "done_reason": "stop", "prompt_eval_count": 1, "eval_count": 1}
-                elif self.path == "/api/embed":
-                    body = {"model": fake.NAME, "embeddings": [[1.0, 0.0]], "prompt_eval_count": 1}
-                else:
-                    body = {}
-                data = json.dumps(body).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            do_GET = do_POST = _answer
-
-            def log_message(self, *a):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.host = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02},
-                         daemon=True).start()
+        self.server, self.host = serve_json(handle)
 
     @classmethod
     def names(cls) -> list[str]:

@@ -12,14 +12,12 @@ digests. No real server is needed or contacted.
 from __future__ import annotations
 
 import hashlib
-import json
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from threading import Thread
 
 from kernel import config
 from kernel.oracle import exemplar
+from kernel.testing import serve_json
 
 NAME = "village-smollm2:135m-instruct-q4_1"
 DIGEST = "ab" * 32
@@ -37,41 +35,18 @@ class FakeOllama:
             "/api/tags": [(200, {"models": [
                 {"name": NAME, "model": NAME, "digest": DIGEST, "size": 1}]}, 0.0)],
         }
-        fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def _answer(self):
-                n = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(n).decode("utf-8") if n else ""
-                req = json.loads(raw) if raw else None
-                fake.requests.append((self.command, self.path, req))
-                steps = fake.script.get(self.path) or [(404, {"error": "no such path"}, 0.0)]
-                status, body, delay = steps.pop(0) if len(steps) > 1 else steps[0]
-                if delay:
-                    time.sleep(delay)
-                if callable(body):
-                    status, body = body(req)
-                data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up waiting, which is the point of that test
+        def handle(method, path, req):
+            self.requests.append((method, path, req))
+            steps = self.script.get(path) or [(404, {"error": "no such path"}, 0.0)]
+            status, body, delay = steps.pop(0) if len(steps) > 1 else steps[0]
+            if delay:
+                time.sleep(delay)
+            if callable(body):
+                status, body = body(req)
+            return status, body
 
-            do_GET = do_POST = _answer
-
-            def log_message(self, *a):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.host = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = Thread(target=self.server.serve_forever,
-                             kwargs={"poll_interval": 0.02}, daemon=True)
-        self.thread.start()
+        self.server, self.host = serve_json(handle)
 
     def answer(self, text, done_reason="stop", **extra):
         body = {"model": NAME, "response": text, "done": True, "done_reason": done_reason,
