@@ -6,7 +6,9 @@ the exemplar file, decode its vectors, hash its prompts, and read and decode
 the log the run writes. Its live time is what the recording says the models
 took. Also printed: how many times the resident model changed in the round
 (target: at most 4 for the whole village, where a reflection per villager
-in turn would change it 3 times a villager).
+in turn would change it 3 times a villager), and, apart, at the night that
+follows it (its plan calls are one group, so one change back to the
+generation model).
 """
 
 from __future__ import annotations
@@ -87,6 +89,14 @@ def run() -> list[str]:
     doc = json.loads(sc.exemplars.read_bytes())
     live_ns = sum(c.get("took_ns", 0) for c in doc["calls"])
     rounds = len(report.rounds)
+    nights = len(report.nights)
+    # each change of the resident model, put to the round or the night whose call made it
+    changes, last = {"round": 0, "night": 0}, None
+    for c in doc["calls"]:
+        if c["model"] != last:
+            changes["night" if c["purpose"] == "night" else "round"] += 1
+            last = c["model"]
+    assert sum(changes.values()) == oracle.model_changes
     villagers = sum(len(r.reflections) for r in report.rounds)
     pace = sc.world.ticks_per_second
     return [
@@ -97,8 +107,9 @@ def run() -> list[str]:
         f"  over the floor  {best / floor:9.2f}x",
         f"  recorded live   {live_ns / 1e9:9.1f} s   ({live_ns / 1e9 * pace:,.0f} ticks at {pace} ticks a second)",
         f"  live / replay   {live_ns / 1e9 / best:9.1f}x",
-        f"  model changes   {oracle.model_changes / max(rounds, 1):9.1f} per round for the whole village "
-        f"(target at most 4; one villager at a time would be {3 * villagers})",
+        f"  model changes   {changes['round'] / max(rounds, 1):9.1f} per round for the whole village "
+        f"(target at most 4; one villager at a time would be {3 * villagers}), and "
+        f"{changes['night'] / max(nights, 1):.1f} per night ({nights} night(s))",
         "  where a replay's time goes (each part alone, best of 3):",
         *(f"    {what:<44} {t * 1e3:7.1f} ms  {t / best:5.0%} of the replay"
           for what, t in parts.items()),
