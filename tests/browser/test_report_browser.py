@@ -1,4 +1,5 @@
-"""The HTML report in a real browser: headless Chromium opens the report of a committed scenario.
+"""The HTML report in a real browser: headless Chromium opens the report of every committed
+scenario, from three villagers to the town of 1,536, forks and world runs included.
 
 For each scenario the page must hold one thought element per thought in
 the log and one map path per villager, log no console error or uncaught
@@ -16,11 +17,12 @@ import pytest
 from click.testing import CliRunner
 
 from kernel.cli import main
+from kernel.engine.scenario import committed
 from kernel.log import read_events
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SCENARIOS = ("day-of-three", "day-of-twenty-four", "week-of-three")
+SCENARIOS = tuple(committed())
 
 
 @pytest.fixture(scope="module")
