@@ -181,6 +181,8 @@ def replay_one(name: str, where: Path, echo=click.echo) -> bool:
         for rnd in report.rounds:
             for line in _round_lines(rnd):
                 echo(line)
+        for line in _night_lines(report):
+            echo(line)
         echo(f"  {oracle.read} calls read off the recording ({oracle.total} in it), "
              f"{oracle.matched} requests rendered here that were the recorded bytes, "
              f"{report.statements} statements checked, {report.thoughts} thoughts written: "

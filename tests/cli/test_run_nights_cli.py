@@ -35,3 +35,13 @@ def test_a_run_without_nights_prints_no_night_line(tmp_path):
     assert r.exit_code == 0, r.output
     assert "round at tick   1999" in r.output
     assert "night at tick" not in r.output
+
+
+def test_a_replay_prints_the_same_night_lines_as_the_run(tmp_path):
+    # make replay's accounting shows each night: the forgotten rows need no model, the plan
+    # calls are read off the recording
+    run = CliRunner().invoke(main, ["run", "week-of-three", "--out", str(tmp_path / "w.log")])
+    replay = CliRunner().invoke(main, ["replay", "week-of-three", "--keep", str(tmp_path)])
+    assert run.exit_code == 0 and replay.exit_code == 0, replay.output
+    lines = [[x for x in r.output.splitlines() if NIGHT.match(x)] for r in (run, replay)]
+    assert len(lines[0]) == 7 and lines[0] == lines[1]
