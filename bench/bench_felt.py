@@ -25,20 +25,13 @@ import numpy as np
 
 from kernel import engine
 from kernel import events as ev
-from kernel.engine.felt import FeltProjection
+from kernel.engine.felt import FeltProjection, valences_of
 from kernel.engine.scenario import load_rules
 from kernel.laws import felt as lf
 from kernel.log import LogWriter
 
 NAMES = [f"V{i:02d}" for i in range(1, 25)]
-VALENCE = lf.Valences.from_value({
-    "did": {"founding": {"actor": 300}, "walk": {"actor": 0}, "meal": {"actor": 400},
-            "gather": {"actor": 300}, "gift": {"actor": 300}, "take": {"actor": 100},
-            "plea": {"actor": -500}},
-    "saw": {"sighting": {"witness": 100}, "parting": {"witness": -100},
-            "gift": {"target": 700, "witness": 200}, "take": {"target": -700, "witness": -300}},
-    "heard": {"plea": {"witness": -300}},
-})
+VALENCE = valences_of()   # the shipped importance file's valence table
 
 
 def felt_log(path: Path, days: int = 100, tpd: int = 2000, every: int = 2, seed: int = 11) -> int:

@@ -22,7 +22,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from kernel import engine
 from kernel import events as ev
-from kernel.engine.felt import FeltProjection
+from kernel.engine.felt import FeltProjection, valences_of
 from kernel.engine.scenario import load_rules
 from kernel.laws import felt as lf
 from kernel.laws.memory import Memory
@@ -36,14 +36,7 @@ from kernel.testing import ScriptedOracle
 
 TPD = 100
 NAMES = {1: "Halla", 2: "Ander", 3: "Mose"}
-VALENCE = lf.Valences.from_value({
-    "did": {"founding": {"actor": 300}, "walk": {"actor": 0}, "meal": {"actor": 400},
-            "gather": {"actor": 300}, "gift": {"actor": 300}, "take": {"actor": 100},
-            "plea": {"actor": -500}},
-    "saw": {"sighting": {"witness": 100}, "parting": {"witness": -100},
-            "gift": {"target": 700, "witness": 200}, "take": {"target": -700, "witness": -300}},
-    "heard": {"plea": {"witness": -300}},
-})
+VALENCE = valences_of()   # the shipped importance file's valence table
 ROLE_VALENCE = {(k, e, r): v for (k, e, r), v in VALENCE.table}
 NIGHT = NightSettings(shown=6, groups=3, members=3, limit=64)
 

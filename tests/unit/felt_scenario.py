@@ -15,15 +15,6 @@ from pathlib import Path
 
 from kernel import config
 
-VALENCE = {
-    "did": {"founding": {"actor": 300}, "walk": {"actor": 0}, "meal": {"actor": 400},
-            "gather": {"actor": 300}, "gift": {"actor": 300}, "take": {"actor": 100},
-            "plea": {"actor": -500}},
-    "saw": {"sighting": {"witness": 100}, "parting": {"witness": -100},
-            "gift": {"target": 700, "witness": 200}, "take": {"target": -700, "witness": -300}},
-    "heard": {"plea": {"witness": -300}},
-}
-
 NIGHT = {"shown": 24, "groups": 4, "members": 6, "limit": 192}
 
 
@@ -35,8 +26,7 @@ def make(folder: Path, *, days: int = 3, tpd: int = 200, night: dict | None = NI
     world = json.loads((root / "fixtures/village-day/world.json").read_text())
     world["ticks_per_day"] = tpd
     (folder / "world.json").write_text(json.dumps(world))
-    imp = config.thaw(config.load("importance").value)
-    imp.setdefault("valence", VALENCE)
+    imp = config.thaw(config.load("importance").value)   # the shipped valence table with it
     (folder / "importance.json").write_text(json.dumps(imp))
     th = config.thaw(config.load("thought").value)
     th["reflection"]["every"] = tpd
