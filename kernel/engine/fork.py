@@ -29,7 +29,7 @@ from pathlib import Path
 from kernel import config
 from kernel import events as ev
 from kernel.engine.projection import Projection
-from kernel.engine.run import PHASES, Engine, Phase, RunReport, _remove, account, drive
+from kernel.engine.run import PHASES, Engine, Phase, RunReport, account, drive, writing
 from kernel.engine.scenario import Scenario
 from kernel.errors import ConfigError, VillageError
 from kernel.log import FORMAT, Header, LogWriter, read_header, verify
@@ -225,7 +225,7 @@ def run_fork(parent: Scenario, child: Scenario, at: int, out: str | os.PathLike,
                     parent_chain=prev.hex(), overrides=overrides(parent, child))
     log = LogWriter.create(out, config_digest=child.header_digest, seed=child.world.seed,
                            ticks_per_day=child.world.ticks_per_day, fork=header)
-    try:
+    with writing(log, out, report):
         for t, events, ts in frames:
             log.append(t, events)
             account(report, events, ts, on_round=on_round, progress=progress)
@@ -239,15 +239,6 @@ def run_fork(parent: Scenario, child: Scenario, at: int, out: str | os.PathLike,
         drive(en, log, range(at, n), report, keep_going=keep_going, on_round=on_round,
               progress=progress)
         report.head_hex = log.head.hex()
-    except BaseException:
-        try:
-            log.close()
-        except OSError:
-            pass
-        if report.ticks == 0:
-            _remove(Path(out))
-        raise
-    log.close()
     report.bytes = Path(out).stat().st_size
     report.rows = {p.id: 0 for p in child.world.people} | en.memory.counts()
     return report

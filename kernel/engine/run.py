@@ -21,7 +21,8 @@ kernel.mind, and the state to the projections.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -261,10 +262,25 @@ def run(sc: Scenario, oracle, out: str | os.PathLike, *, settings: Settings | No
     report = RunReport(scenario=sc.name, path=Path(out))
     log = LogWriter.create(out, config_digest=sc.header_digest, seed=sc.world.seed,
                            ticks_per_day=sc.world.ticks_per_day, commit_every=commit_every)
-    try:
+    with writing(log, out, report):
         drive(en, log, range(n), report, keep_going=keep_going, on_round=on_round,
               progress=progress)
         report.head_hex = log.head.hex()
+    if report.ticks == 0 and n > 0:
+        _remove(Path(out))
+    else:
+        report.bytes = Path(out).stat().st_size
+    report.rows = {p.id: 0 for p in sc.world.people} | en.memory.counts()
+    return report
+
+
+@contextmanager
+def writing(log: LogWriter, out: str | os.PathLike, report: RunReport) -> Iterator[LogWriter]:
+    """A run's new log while its ticks are written, closed at the end. On an error it is
+    closed as far as it goes, and removed when no tick reached it, so a run that stops before
+    its first tick leaves no file; the error is raised as it came."""
+    try:
+        yield log
     except BaseException:
         try:
             log.close()
@@ -274,12 +290,6 @@ def run(sc: Scenario, oracle, out: str | os.PathLike, *, settings: Settings | No
             _remove(Path(out))
         raise
     log.close()
-    if report.ticks == 0 and n > 0:
-        _remove(Path(out))
-    else:
-        report.bytes = Path(out).stat().st_size
-    report.rows = {p.id: 0 for p in sc.world.people} | en.memory.counts()
-    return report
 
 
 def _remove(p: Path) -> None:
