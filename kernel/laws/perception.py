@@ -83,17 +83,23 @@ class _Table:
         self.meal_run = rules.meal_run
         self.journey_run = rules.journey_run
 
-    def weigh(self, kind: str, event: str, first: bool, milligrams: int) -> int:
-        """Importance.weigh's arithmetic, with its refusals left to it."""
-        b = self.base.get((kind, event))
+    def weights(self, key: tuple[str, str], milligrams: int) -> tuple[int, int] | None:
+        """Importance.weigh's arithmetic for a row of `key` (kind, event) and `milligrams`:
+        (its weight, its weight as the first of its kind), or None where Importance.weigh
+        must judge it (an unknown key, grams that are not a count), refusals and all."""
+        b = self.base.get(key)
         if b is None or type(milligrams) is not int or milligrams < 0:
-            return self.rules.weigh(kind, event, first=first, milligrams=milligrams)
-        raw = b + self.bonus if first else b
-        for at, add in self.high_first:
-            if milligrams >= at:
-                raw += add
-                break
-        return LOWEST if raw < LOWEST else HIGHEST if raw > HIGHEST else raw
+            return None
+        if milligrams:
+            for at, add in self.high_first:
+                if milligrams >= at:
+                    b += add
+                    break
+        else:
+            b += self.at_zero
+        f = b + self.bonus
+        return (LOWEST if b < LOWEST else HIGHEST if b > HIGHEST else b,
+                LOWEST if f < LOWEST else HIGHEST if f > HIGHEST else f)
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +225,7 @@ class _Frame:
             for o in about:
                 if o != villager and o not in seen:
                     return
-        # self.first and _Table.weigh, written out: this runs once a row
+        # self.first written out, since this runs once a row; the weight is _Table.weights'
         key = (kind, event)
         had = self.firsts.get(villager, _EMPTY)
         first = key not in had
@@ -228,21 +234,9 @@ class _Frame:
                 self.firsts = dict(self.firsts)
                 self.firsts_copied = True
             self.firsts[villager] = had | {key}
-        t = self.table
-        w = t.base.get(key)
-        if w is None or type(milligrams) is not int or milligrams < 0:
-            w = t.rules.weigh(kind, event, first=first, milligrams=milligrams)
-        else:
-            if first:
-                w += t.bonus
-            if milligrams:
-                for at, add in t.high_first:
-                    if milligrams >= at:
-                        w += add
-                        break
-            else:
-                w += t.at_zero
-            w = LOWEST if w < LOWEST else HIGHEST if w > HIGHEST else w
+        w = self.table.weights(key, milligrams)
+        w = (self.table.rules.weigh(kind, event, first=first, milligrams=milligrams) if w is None
+             else w[1] if first else w[0])
         self.rows.append(_row(self.next_id, villager, self.tick, kind, event, text, w, about))
         self.next_id += 1
 
@@ -254,23 +248,13 @@ class _Frame:
         one weight with the first bonus and one without, so both are worked
         out once here rather than once a row.
         """
-        t = self.table
         key = (kind, event)
-        base = t.base.get(key)
-        if base is None or type(milligrams) is not int or milligrams < 0:
+        both = self.table.weights(key, milligrams)
+        if both is None:
             for w in who:
                 self.row(w, kind, event, text, about, milligrams)
             return
-        if milligrams:
-            for at, add in t.high_first:
-                if milligrams >= at:
-                    base += add
-                    break
-        else:
-            base += t.at_zero
-        plain = LOWEST if base < LOWEST else HIGHEST if base > HIGHEST else base
-        base += t.bonus
-        first = LOWEST if base < LOWEST else HIGHEST if base > HIGHEST else base
+        plain, first = both
         firsts = self.firsts
         weights = []
         for w in who:
