@@ -10,12 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from kernel import config as configs
-from kernel import engine
 from kernel import events as ev
 from kernel import log as vlog
 from kernel.cli import main
 from kernel.engine import scenario as msc
-from kernel.testing import ScriptedOracle
+from tests.common import scripted_day_of_three
 
 
 def _diff(*args):
@@ -40,16 +39,6 @@ def runs(tmp_path_factory):
     other.write_text(json.dumps({**world, "seed": world["seed"] + 1}), encoding="utf-8")
     return {"a": _world(d / "a.log", 300), "seed": _world(d / "seed.log", 300, other),
             "prefix": _world(d / "prefix.log", 120), "seed_value": world["seed"]}
-
-
-def _answer(ask):
-    if ask.purpose == "questions":
-        return json.dumps({"questions": ["What did I eat today?", "Whom did I meet today?"]})
-    if ask.purpose == "night":
-        return json.dumps({"groups": []})
-    first = re.search(r"\[(\d+)\]", ask.prompt_text)
-    return json.dumps({"statement": "Today is worth keeping.",
-                       "drawn_from": [int(first.group(1))] if first else []})
 
 
 def test_diff_answers_dash_h():
@@ -80,11 +69,10 @@ def test_two_world_seeds_exit_1_naming_the_first_tick_at_which_they_differ(runs)
 def test_the_day_of_three_and_a_run_under_other_retrieval_weights_exit_1_at_the_reflection_tick(
         tmp_path):
     sc = msc.load("day-of-three")
-    per_run = 3 * (2 + sc.settings.questions)
-    engine.run(sc, ScriptedOracle([_answer] * per_run, dim=16), tmp_path / "a.log")
+    scripted_day_of_three(tmp_path / "a.log")
     other = dataclasses.replace(sc.settings, retrieval=dataclasses.replace(
         sc.settings.retrieval, weights=(1.0, 1.0, 0.0)))
-    engine.run(sc, ScriptedOracle([_answer] * per_run, dim=16), tmp_path / "b.log", settings=other)
+    scripted_day_of_three(tmp_path / "b.log", other)
     res = _diff(tmp_path / "a.log", tmp_path / "b.log")
     assert res.exit_code == 1, res.output
     assert "first difference at tick 1999 " in res.output

@@ -8,14 +8,12 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kernel import config as configs
 from kernel import engine, world
 from kernel import events as ev
 from kernel.laws.importance import Importance
 from kernel.laws.perception import perceive, start
-from kernel.world.config import from_value
+from tests.common import worlds
 
-NAMES = ("Halla", "Ander", "Mose", "Ilse", "Bram", "Sif")
 RULES = engine.load_rules()
 
 
@@ -26,29 +24,6 @@ def _fold(rules, frames):
         mem.apply(tick, events)
     return mem.rows
 SLOW = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-@st.composite
-def worlds(draw) -> world.WorldConfig:
-    width, height = draw(st.integers(2, 8)), draw(st.integers(2, 8))
-    n = draw(st.integers(2, 5))
-    value = configs.thaw(configs.load("world").value)
-    value.update({
-        "seed": draw(st.integers(0, 2**63)),
-        "grid": {"width": width, "height": height},
-        "sight_cells": draw(st.sampled_from([1.5, 2, 3])),
-        "reach_cells": 1.5,
-        "villagers": [
-            {"id": 10 * (i + 1), "name": NAMES[i], "founded": draw(st.integers(0, 20)),
-             "x": draw(st.integers(0, width - 1)), "y": draw(st.integers(0, height - 1))}
-            for i in range(n)
-        ],
-    })
-    value["policy"]["chances_in_10000"].update(
-        {"give": 2000, "take": 1500, "beg": 5000, "wander": 300, "gather": 800})
-    value["policy"]["burn_milligrams_per_tick"] = draw(st.sampled_from([50, 200, 400]))
-    configs.validate("world", value)
-    return from_value(value, digest=configs.digest(value))
 
 
 def day(cfg: world.WorldConfig, ticks: int, rules: Importance = RULES):

@@ -6,7 +6,6 @@ import dataclasses
 import importlib
 import json
 import os
-import re
 
 import pytest
 
@@ -19,7 +18,7 @@ from kernel.engine import scenario as msc
 from kernel.errors import LogCorrupt, LogError
 from kernel.log.frame import FORMAT, MAGIC, frame_bytes
 from kernel.oracle import make
-from kernel.testing import ScriptedOracle
+from tests.common import scripted_day_of_three
 
 DIGEST = "ab" * 32
 # The module, which the package's `diff` (the function) hides as an attribute.
@@ -58,23 +57,6 @@ def _first_differing_tick(a, b):
     return None
 
 
-def _answer(ask):
-    """Two questions; a statement drawn from the first memory its prompt ranks; an empty night plan."""
-    if ask.purpose == "questions":
-        return json.dumps({"questions": ["What did I eat today?", "Whom did I meet today?"]})
-    if ask.purpose == "night":
-        return json.dumps({"groups": []})
-    first = re.search(r"\[(\d+)\]", ask.prompt_text)
-    return json.dumps({"statement": "Today is worth keeping.",
-                       "drawn_from": [int(first.group(1))] if first else []})
-
-
-def _day_of_three(out, settings=None):
-    sc = msc.load("day-of-three")
-    oracle = ScriptedOracle([_answer] * (3 * (2 + sc.settings.questions)), dim=16)
-    return engine.run(sc, oracle, out, settings=settings)
-
-
 def _weights(settings, weights):
     return dataclasses.replace(settings, retrieval=dataclasses.replace(settings.retrieval,
                                                                        weights=weights))
@@ -87,9 +69,9 @@ def day_of_three(tmp_path_factory):
     Both answered by one script, so the two runs differ in the weights alone.
     """
     d = tmp_path_factory.mktemp("day")
-    a = _day_of_three(d / "a.log")
+    a = scripted_day_of_three(d / "a.log")
     sc = msc.load("day-of-three")
-    b = _day_of_three(d / "b.log", _weights(sc.settings, (1.0, 1.0, 0.0)))
+    b = scripted_day_of_three(d / "b.log", _weights(sc.settings, (1.0, 1.0, 0.0)))
     assert a.ticks == b.ticks == 2000 and a.stopped is None and b.stopped is None
     return d / "a.log", d / "b.log"
 

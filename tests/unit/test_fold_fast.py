@@ -24,7 +24,6 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kernel import config as configs
 from kernel import engine, store
 from kernel import events as ev
 from kernel.cli import main as cli
@@ -35,7 +34,7 @@ from kernel.laws.memory import Memory
 from kernel.log import read_ticks
 from kernel.log.decode import events_of
 from kernel.oracle import make
-from kernel.world.config import from_value
+from tests.common import NAMES, worlds
 
 
 def _reference():
@@ -150,30 +149,6 @@ def test_the_fast_reader_gives_the_codecs_events_for_every_kind():
     assert e.about == (1, 2) and type(e.about) is tuple and hash(e) == hash(ev.from_map(THOUGHT))
 
 
-NAMES = ("Halla", "Ander", "Mose", "Ilse", "Bram", "Sif")
-
-
-@st.composite
-def worlds(draw):
-    width, height = draw(st.integers(2, 8)), draw(st.integers(2, 8))
-    n = draw(st.integers(2, 6))
-    value = configs.thaw(configs.load("world").value)
-    value.update({
-        "seed": draw(st.integers(0, 2**63)),
-        "grid": {"width": width, "height": height},
-        "sight_cells": draw(st.sampled_from([1.5, 2, 3])),
-        "reach_cells": 1.5,
-        "villagers": [
-            {"id": 10 * (i + 1), "name": NAMES[i], "founded": draw(st.integers(0, 20)),
-             "x": draw(st.integers(0, width - 1)), "y": draw(st.integers(0, height - 1))}
-            for i in range(n)
-        ],
-    })
-    value["policy"]["chances_in_10000"].update(
-        {"give": 2000, "take": 1500, "beg": 5000, "wander": 300, "gather": 800})
-    value["policy"]["burn_milligrams_per_tick"] = draw(st.sampled_from([50, 200, 400]))
-    configs.validate("world", value)
-    return from_value(value, digest=configs.digest(value))
 
 
 tables = st.builds(
@@ -191,7 +166,7 @@ tables = st.builds(
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(worlds(), tables)
+@given(worlds(6), tables)
 def test_on_random_worlds_and_tables_the_fast_fold_gives_the_reference_rows(cfg, table):
     frames = [(f.tick, f.events) for f in engine.world_frames(cfg, 300)]
     want, got = _both(frames, table)
