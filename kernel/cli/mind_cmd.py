@@ -29,7 +29,7 @@ def _round_lines(rnd: Round) -> list[str]:
 
 
 def _night_lines(report) -> list[str]:
-    from kernel.sweep.figures import by_night
+    from kernel.report.figures import by_night
 
     return [f"  {'all':<8} night at tick {now:>6}: {n['night_plans']} plans asked "
             f"({n['plans_refused']} refused whole), groups {n['groups_accepted']} accepted and "

@@ -24,6 +24,7 @@ from kernel.errors import VillageError
 from kernel.laws.memory import Memory
 from kernel.mind.night import Night, night_of
 from kernel.oracle import make
+from kernel.report import figures
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,17 +191,13 @@ def felt_rows(run: FeltRun, who: str) -> tuple[str, Sequence[tuple[Memory, FeltS
 
 
 def counts(run: FeltRun) -> dict[str, int]:
-    """What the run did to felt memory, by event kind, zeros included."""
-    kinds = {k: 0 for k in ("refelt", "recurred", "forgotten", "absorbed")}
-    for c in run.changes:
-        if c.kind in ("refelt", "recurred", "forgotten", "absorbed"):
-            kinds[c.kind] += 1
-    groups = [g for n in run.report.nights for p in n.plans for g in p.groups]
-    kinds["plans"] = sum(len(n.plans) for n in run.report.nights)
-    kinds["plans refused"] = sum(1 for n in run.report.nights for p in n.plans if p.refused)
-    kinds["groups accepted"] = sum(1 for g in groups if g.ok)
-    kinds["groups refused"] = sum(1 for g in groups if not g.ok)
-    return kinds
+    """What the run did to felt memory, zeros included: the figures `village run` prints a
+    night at a time and a sweep keeps, counted off the run's events by kernel.report.figures."""
+    f = figures.of_report(run.report)
+    return {"refelt": f["rows_refelt"], "recurred": f["recurrences"],
+            "forgotten": f["rows_forgotten"], "absorbed": f["rows_absorbed"],
+            "plans": f["night_plans"], "plans refused": f["plans_refused"],
+            "groups accepted": f["groups_accepted"], "groups refused": f["groups_refused"]}
 
 
 __all__ = ["Change", "FeltRun", "Journal", "NightView", "counts", "felt_rows", "journal_of",

@@ -21,7 +21,7 @@ from typing import Any
 
 import duckdb
 
-from kernel.sweep.figures import FELT
+from kernel.report.figures import FELT
 
 TABLE = "sweep.duckdb"
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from kernel import events as ev
-from kernel.sweep import figures
+from kernel.report import figures
 
 SCRATCH = "village-sweep"
 

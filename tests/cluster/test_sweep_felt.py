@@ -13,7 +13,8 @@ import duckdb
 
 from kernel import sweep
 from kernel.engine import scenario as msc
-from kernel.sweep import figures, table
+from kernel.report import figures
+from kernel.sweep import table
 from kernel.sweep.task import execute
 
 WEEK = {"night_plans": 21, "plans_refused": 0, "groups_accepted": 0, "groups_refused": 14,

@@ -1,4 +1,4 @@
-"""What felt memory did in a run, counted from its events: the figures a sweep row keeps and
+"""What felt memory did in a run, counted from its events: the figures `village run` prints a
 `village run` prints a night at a time.
 
 This module owns those counts: night plans asked and refused whole, groups
