@@ -1,5 +1,5 @@
-"""What felt memory did in a run, counted from its events: the figures `village run` prints a
-`village run` prints a night at a time.
+"""What felt memory did in a run, counted from its events: the figures a sweep row keeps,
+`village run` prints a night at a time and `village reflect --mode night` totals.
 
 This module owns those counts: night plans asked and refused whole, groups
 accepted and refused, rows absorbed, forgotten and re-felt, and thoughts
