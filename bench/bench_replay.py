@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import verdict
 from kernel import engine
 from kernel import log as vlog
 from kernel.engine import scenario as msc
@@ -86,6 +87,7 @@ def run() -> list[str]:
             _floor(sc, d / "r0.log")
             floor = min(floor, time.perf_counter() - t0)
     parts = _parts(sc)
+    steps = parts["the world's steps"]
     doc = json.loads(sc.exemplars.read_bytes())
     live_ns = sum(c.get("took_ns", 0) for c in doc["calls"])
     rounds = len(report.rounds)
@@ -113,6 +115,12 @@ def run() -> list[str]:
         "  where a replay's time goes (each part alone, best of 3):",
         *(f"    {what:<44} {t * 1e3:7.1f} ms  {t / best:5.0%} of the replay"
           for what, t in parts.items()),
+        "  target at most 3x the floor: " + verdict(
+            best <= 3 * floor,
+            f"3x is {3 * floor * 1e3:.0f} ms, and the world's steps alone, in Python, take "
+            f"{steps * 1e3:.0f} ms ({steps / floor:.1f}x the floor, "
+            f"{steps / sc.ticks * 1e6:.0f} us a tick); the rest of the replay (the log, "
+            f"perception, the round) takes {(best - steps) / floor:.1f}x more"),
     ]
 
 

@@ -1,18 +1,10 @@
-"""Benchmarks of the world and its index: how fast a village lives, and what indexing costs.
+"""Benchmarks of the world: how fast a village lives, at what size, and in how much memory.
 
 1. Villager-ticks a second for 24 villagers over one day (2000 ticks),
    stepping the world and appending every frame to a log in a temporary
    folder, beside the same day stepped without a log (the ratio is what
    logging costs).
-2. `index` of a log with about a million memory rows, against a raw load of
-   the same columns, already in Arrow, into DuckDB. The log is synthetic:
-   24 villagers founded in four circles of six who see each other, then
-   ticks of seeded gifts, takes, pleas and gathers (ten a tick), each of
-   which perception turns into one to six rows. Index time includes reading
-   and checking the log, the perception fold, building Arrow columns and
-   the DuckDB load; the raw load is only the last.
-
-3. Villager-ticks a second at 24, 96, 384, 1,536 and 6,144 villagers on a
+2. Villager-ticks a second at 24, 96, 384, 1,536 and 6,144 villagers on a
    grid of about 40 cells a villager (`town`), each tick stepped and
    appended to a log, as absolute rates beside their ratio to the rate at
    96; the target is a flat line (1,536 at least 0.5x 96). Beside them the
@@ -20,7 +12,7 @@
    against every other for sight and reach), kept in
    tests/unit/test_world_spatial.py as the tests' reference: the same ticks
    of the same 384-villager town, target at least 10x.
-4. Memory of a long world run of 384 villagers, measured in a child
+3. Memory of a long world run of 384 villagers, measured in a child
    process (so nothing else this process did counts): its resident size
    before tick 0 and at each day's end, and its peak, for the world alone
    (step and log) and for the engine's world run (`village world run`:
@@ -46,11 +38,11 @@ import tempfile
 import time
 from pathlib import Path
 
-import duckdb
 import numpy as np
 
+from bench import verdict
 from kernel import config as configs
-from kernel import engine, store, world
+from kernel import engine, world
 from kernel import events as ev
 from kernel.log import LogWriter
 from kernel.world.config import from_value
@@ -96,7 +88,12 @@ def bench_day(ticks: int = 2000) -> list[str]:
 
 
 def synthetic_log(path: Path, ticks: int, per_tick: int = 10, seed: int = 7) -> None:
-    """A log of `ticks` frames of social events among four circles of six who see each other."""
+    """A log of `ticks` frames of social events among four circles of six who see each other.
+
+    The index workload of bench_fold: 24 villagers founded in four circles
+    of six, then ticks of seeded gifts, takes, pleas and gathers
+    (`per_tick` a tick), each of which perception turns into one to six rows.
+    """
     rng = np.random.Generator(np.random.PCG64(seed))
     circles = [list(range(c * 6 + 1, c * 6 + 7)) for c in range(4)]
     first = [ev.Founded(villager=i + 1, name=NAMES[i], x=i, y=0) for i in range(24)]
@@ -122,43 +119,6 @@ def synthetic_log(path: Path, ticks: int, per_tick: int = 10, seed: int = 7) -> 
                 else:
                     frame.append(ev.Gathered(villager=x, x=1, y=2, parcels=n, milligrams=500 * n))
             w.append(t, frame)
-
-
-def bench_index(rows_target: int = 1_000_000) -> list[str]:
-    rules = engine.load_rules()
-    ticks = rows_target // 48  # about 4.8 rows an event, ten events a tick
-    with tempfile.TemporaryDirectory() as d:
-        log = Path(d) / "big.log"
-        t0 = time.perf_counter()
-        synthetic_log(log, ticks)
-        wrote = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        res = store.build(log, Path(d) / "big.duckdb", rules=rules)
-        indexed = time.perf_counter() - t0
-
-        t0 = time.perf_counter()
-        mem = engine.memory_of(log, rules=rules)
-        folded = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        table = store.memory_table(mem.rows)
-        arrowed = time.perf_counter() - t0
-        con = duckdb.connect(str(Path(d) / "raw.duckdb"))
-        t0 = time.perf_counter()
-        con.register("incoming", table)
-        con.execute("CREATE TABLE memory AS SELECT * FROM incoming")
-        con.execute("CHECKPOINT")
-        raw = time.perf_counter() - t0
-        con.close()
-        size = log.stat().st_size
-    return [
-        f"index          synthetic log: {ticks + 1} ticks, {res.events} events, {size / 1e6:.0f} MB "
-        f"(written in {wrote:.1f}s), {res.memory_rows} memory rows",
-        f"  village index (whole)  {indexed:7.2f}s  {res.memory_rows / indexed:9.0f} rows/s",
-        f"    of which: read + perceive {folded:.2f}s, Arrow columns {arrowed:.2f}s",
-        f"  raw Arrow load         {raw:7.2f}s  {res.memory_rows / raw:9.0f} rows/s  "
-        f"(memory table only, same columns)",
-        f"  index / raw load       x{indexed / raw:.1f}",
-    ]
 
 
 # -- a town of any size ----------------------------------------------------------------
@@ -253,7 +213,9 @@ def bench_scale(sizes: tuple[int, ...] = SIZES, ticks: int = WINDOW,
     if base:
         lines.append("  rate / rate at 96:  " + "  ".join(f"{n} x{r / base:.2f}" for n, r in rates.items()))
         if 1536 in rates:
-            lines.append(f"  1536 / 96 = x{rates[1536] / base:.2f} (target at least x0.50)")
+            flat = rates[1536] / base
+            lines.append(f"  1536 / 96 = x{flat:.2f} (target at least x0.50): " + verdict(
+                flat >= 0.5, "a villager-tick at 1,536 costs more than twice one at 96"))
     # The pairwise rule is timed on the same ticks of the same town, from the
     # same state: both step on from where the new step stands at `pairwise_at`.
     pairwise = pairwise_reference()
@@ -282,8 +244,9 @@ def bench_scale(sizes: tuple[int, ...] = SIZES, ticks: int = WINDOW,
         f"{pairwise_at + pairwise_ticks - 1} (stepped only, hunger begun)",
         f"  spatial index          {new:7.2f}s  {vt / new:9.0f} villager-ticks/s  (best of 5)",
         f"  pairwise reference     {old:7.2f}s  {vt / old:9.0f} villager-ticks/s  (one run)",
-        f"  step / pairwise        x{old / new:.1f} (target at least x10); "
-        f"the same events: {'yes' if got == want else 'NO'}",
+        f"  step / pairwise        x{old / new:.1f} (target at least x10): "
+        + verdict(old / new >= 10, "the step is less than ten times the pairwise rule here")
+        + f"; the same events: {'yes' if got == want else 'NO'}",
     ]
     return lines
 
@@ -364,7 +327,7 @@ def bench_memory(n: int = 384, days: int | None = None) -> list[str]:
 
 
 def run() -> list[str]:
-    return bench_day() + bench_scale() + bench_index() + bench_memory()
+    return bench_day() + bench_scale() + bench_memory()
 
 
 if __name__ == "__main__":
