@@ -67,11 +67,16 @@ _run = tuple.__new__
 """`_run(Run, values)`: a Run without the keyword handling of `Run(...)`, made once a mouthful."""
 
 
+_KNOWN = 4096
+"""The most (key, grams) pairs whose weights the fold keeps: a long run's meals weigh many
+grams, and past this many the rest are worked out each time."""
+
+
 class _Table:
     """The importance table as the fold reads it a million times: plain dicts and integers."""
 
     __slots__ = ("rules", "base", "bonus", "bands", "high_first", "at_zero", "meal_run",
-                 "journey_run")
+                 "journey_run", "known")
 
     def __init__(self, rules: Importance):
         self.rules = rules
@@ -82,13 +87,22 @@ class _Table:
         self.at_zero = rules.band(0)
         self.meal_run = rules.meal_run
         self.journey_run = rules.journey_run
+        self.known: dict[tuple[tuple[str, str], int], tuple[int, int]] = {}
 
     def weights(self, key: tuple[str, str], milligrams: int) -> tuple[int, int] | None:
         """Importance.weigh's arithmetic for a row of `key` (kind, event) and `milligrams`:
         (its weight, its weight as the first of its kind), or None where Importance.weigh
-        must judge it (an unknown key, grams that are not a count), refusals and all."""
+        must judge it (an unknown key, grams that are not a count), refusals and all.
+
+        A busy village weighs the same few (key, grams) again and again (a plea, a
+        parcel or two), so each pair's answer is kept once worked out, up to `_KNOWN`."""
+        if type(milligrams) is not int:
+            return None
+        got = self.known.get((key, milligrams))
+        if got is not None:
+            return got
         b = self.base.get(key)
-        if b is None or type(milligrams) is not int or milligrams < 0:
+        if b is None or milligrams < 0:
             return None
         if milligrams:
             for at, add in self.high_first:
@@ -98,8 +112,11 @@ class _Table:
         else:
             b += self.at_zero
         f = b + self.bonus
-        return (LOWEST if b < LOWEST else HIGHEST if b > HIGHEST else b,
-                LOWEST if f < LOWEST else HIGHEST if f > HIGHEST else f)
+        got = (LOWEST if b < LOWEST else HIGHEST if b > HIGHEST else b,
+               LOWEST if f < LOWEST else HIGHEST if f > HIGHEST else f)
+        if len(self.known) < _KNOWN:
+            self.known[(key, milligrams)] = got
+        return got
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,7 +330,8 @@ class _Frame:
         following = self.state.last_tick == self.tick - 1
         if meals:
             if following:
-                eating = {(e.villager, e.x, e.y) for e in events if isinstance(e, ev.Ate)}
+                ate = ev.Ate
+                eating = {(e.villager, e.x, e.y) for e in events if isinstance(e, ate)}
                 stopped = sorted(v for v, _, _ in self.meal_cells - eating)
             else:
                 stopped = sorted(meals)
@@ -325,38 +343,40 @@ class _Frame:
                     self.remember_meal(r)
         if journeys:
             if following:
+                walked = ev.Walked
                 stopped = sorted(journeys.keys() - {e.villager for e in events
-                                                    if isinstance(e, ev.Walked)})
+                                                    if isinstance(e, walked)})
             else:
                 stopped = sorted(journeys)
             for v in stopped:
                 self.remember_journey(journeys.pop(v))
 
     def ate(self, e: ev.Ate) -> None:
-        v = e.villager
+        # The hottest handler of a hungry village: a meal's fields read by position
+        # (villager, x, y, to_x, to_y, count, milligrams, last), and a meal's cell is
+        # both its ends.
+        v, x, y = e.villager, e.x, e.y
         meals = self.meals
         r = meals.get(v)
-        if r is not None and (r.x != e.x or r.y != e.y):
+        if r is not None and (r[1] != x or r[2] != y):
             del meals[v]
-            self.open_cells().discard((v, r.x, r.y))
+            self.open_cells().discard((v, r[1], r[2]))
             self.remember_meal(r)
             r = None
         if r is None:
-            r = _run(Run, (v, e.x, e.y, e.x, e.y, e.mouthfuls, e.milligrams, self.tick))
-            opened = True
+            count, mg, opened = e.mouthfuls, e.milligrams, True
         else:
-            r = _run(Run, (v, r.x, r.y, r.to_x, r.to_y, r.count + e.mouthfuls,
-                           r.milligrams + e.milligrams, self.tick))
-            opened = False
-        if r.count >= self.table.meal_run:
+            count, mg, opened = r[5] + e.mouthfuls, r[6] + e.milligrams, False
+        r = _run(Run, (v, x, y, x, y, count, mg, self.tick))
+        if count >= self.table.meal_run:
             meals.pop(v, None)
             if not opened:
-                self.open_cells().discard((v, r.x, r.y))
+                self.open_cells().discard((v, x, y))
             self.remember_meal(r)
         else:
             meals[v] = r
             if opened:
-                self.open_cells().add((v, r.x, r.y))
+                self.open_cells().add((v, x, y))
 
     def walked(self, e: ev.Walked) -> None:
         v = e.villager

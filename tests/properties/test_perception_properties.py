@@ -54,6 +54,26 @@ def test_a_weight_is_always_between_1_and_10(table, row, milligrams, first):
     assert 1 <= table.thought().weigh(first) <= 10
 
 
+@given(tables, st.lists(st.tuples(
+    st.sampled_from([("did", "gift"), ("saw", "take"), ("heard", "plea"), ("did", "meal")]),
+    st.integers(0, 60_000)), min_size=1, max_size=40), st.integers(0, 3))
+def test_the_fold_weighs_a_row_as_the_table_does_whether_or_not_it_kept_the_answer(
+        table, asks, room):
+    from kernel.laws import perception
+
+    kept = perception._Table(table)
+    was, perception._KNOWN = perception._KNOWN, room  # a small store, so it fills up
+    try:
+        for key, mg in asks + asks:  # every answer asked for twice, the second time kept
+            want = (table.weigh(*key, first=False, milligrams=mg),
+                    table.weigh(*key, first=True, milligrams=mg))
+            assert kept.weights(key, mg) == want
+            assert kept.weights(key, True) is None  # not a count of milligrams: weigh judges it
+        assert len(kept.known) <= room
+    finally:
+        perception._KNOWN = was
+
+
 @SLOW
 @given(worlds(), tables)
 def test_every_row_a_day_gives_weighs_between_1_and_10(cfg, table):
