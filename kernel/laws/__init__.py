@@ -44,7 +44,7 @@ from kernel.laws.feeling import (
     temper,
 )
 from kernel.laws.memory import KINDS, Memory, ThoughtWeight
-from kernel.laws.reflection import Verdict, cite, depth, due, recent, reflected
+from kernel.laws.reflection import Verdict, cite, depth, due, next_due, recent, reflected
 from kernel.laws.retrieval import (
     PLACES,
     Ranked,
@@ -110,6 +110,7 @@ __all__ = [
     "forgets",
     "forgetting_threshold",
     "judge_statement",
+    "next_due",
     "plain",
     "rank",
     "rank_columns",

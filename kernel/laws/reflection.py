@@ -1,6 +1,6 @@
 """The reflection cycle's laws: when a villager reflects, what it reads, and what the seam accepts.
 
-This module owns `due`, `recent`, `depth`, `cite` (with its `Verdict`) and
+This module owns `due` (and `next_due`), `recent`, `depth`, `cite` (with its `Verdict`) and
 `reflected`: the pure rules that decide whether a model's statement becomes a
 thought row and what that row is. It must not call a model, read the log or
 write anything; the code that runs a reflection calls these and does the I/O.
@@ -28,6 +28,19 @@ def due(founded: int, now: int, every: int) -> bool:
     every = integer("every", every, at_least=1)
     lived = now - founded + 1
     return lived > 0 and lived % every == 0
+
+
+def next_due(founded: int, now: int, every: int) -> int:
+    """The first tick from `now` on at which `due(founded, tick, every)` holds.
+
+    So a caller that asks at every tick can skip to it: founded at 901 with
+    every 2000, from any tick up to 2900 it is 2900, and from 2901 it is 4900.
+    """
+    founded = tick("founded", founded)
+    now = tick("now", now)
+    every = integer("every", every, at_least=1)
+    spans = max(1, -(-(now - founded + 1) // every))  # whole spans lived by then, at least one
+    return founded - 1 + spans * every
 
 
 def _ordered(rows: Iterable[Memory]) -> list[Memory]:

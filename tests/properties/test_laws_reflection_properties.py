@@ -115,6 +115,15 @@ def test_consecutive_reflections_are_every_ticks_apart(founded, every, j):
     assert not any(laws.due(founded, s, every) for s in range(max(0, t - every + 1), t))
 
 
+@FAST
+@given(st.integers(0, 10_000), st.integers(0, 20_000), st.integers(1, 300))
+def test_next_due_is_the_first_tick_from_now_on_at_which_a_villager_is_due(founded, now, every):
+    t = laws.next_due(founded, now, every)
+    assert t >= now
+    assert laws.due(founded, t, every)
+    assert not any(laws.due(founded, s, every) for s in range(now, t))
+
+
 # --- recent ------------------------------------------------------------------------------
 
 
