@@ -9,7 +9,9 @@ through onnxruntime (the new), side by side: precision@8 and MRR against
 their chance levels, the mean spread of cosine over a question's candidates
 (max minus min; a flat spread leaves recency and weight to rank), and per
 question its span, precision@8 and reciprocal rank. Targets for the new
-embedder: precision@8 at least 2.5 times chance, and each span at least 0.30.
+embedder: precision@8 at least 2.5 times chance, and each span at least 0.30;
+for a question short of that span, the nearest and the farthest line and
+their cosines, which say why.
 
 Also counted, across the committed recordings: questions calls whose list
 repeats a question (as `laws.repeated` compares them) and accepted-looking
@@ -179,10 +181,10 @@ def run() -> list[str]:
     for label, config_name, key in EMBEDDERS:
         vecs, why = _embed(config_name, key, texts)
         if vecs is None:
-            results.append((label, None, why))
+            results.append((label, None, why, None))
             continue
         rows = [measure(vecs[n + i], vecs[:n], line_kind == k) for i, (k, _) in enumerate(questions)]
-        results.append((label, np.array(rows), ""))
+        results.append((label, np.array(rows), "", vecs))
 
     out = [f"  labelled set: {n} memory lines of {len(kinds)} kinds ({rel} each) from "
            f"{data['source']['what']}, {len(questions)} questions; relevant = the lines of the "
@@ -190,7 +192,7 @@ def run() -> list[str]:
            f"  chance: precision@{K} {cp:.3f}, MRR {crr:.3f}", "",
            f"  {'embedder':<26} {'p@' + str(K):>6} {'x chance':>9} {'MRR':>6} {'x chance':>9} "
            f"{'mean spread':>12} {'spans >= ' + format(TARGET_SPAN, '.2f'):>14}"]
-    for label, rows, why in results:
+    for label, rows, why, _ in results:
         if rows is None:
             out.append(f"  {label:<26} not measured: {why}")
             continue
@@ -209,13 +211,27 @@ def run() -> list[str]:
 
     out += ["", "  per question: span (max - min cosine over the candidates), precision@8, reciprocal rank",
             f"  {'kind':<10} {'question':<52} " + "  ".join(
-                f"{(lab.split()[0])[:10]:>10} {'p@8':>5} {'RR':>5}" for lab, _, _ in results)]
+                f"{(lab.split()[0])[:10]:>10} {'p@8':>5} {'RR':>5}" for lab, _, _, _ in results)]
     for i, (k, q) in enumerate(questions):
         cells = []
-        for _, rows, _ in results:
+        for _, rows, _, _ in results:
             cells.append(" " * 22 if rows is None else
                          f"{rows[i, 2]:>10.3f} {rows[i, 0]:>5.2f} {rows[i, 1]:>5.2f}")
         out.append(f"  {k:<10} {q[:52]:<52} " + "  ".join(cells))
+
+    new_vecs = results[1][3]
+    if new_vecs is not None:
+        narrow = [(i, q) for i, (_, q) in enumerate(questions)
+                  if results[1][1][i, 2] < TARGET_SPAN]
+        if narrow:
+            out += ["", f"  why the narrower spans of {results[1][0]}: the model puts no line "
+                        f"much nearer the question than the farthest (cosine of the nearest line, "
+                        f"and of the farthest)"]
+        for i, q in narrow:
+            cos = new_vecs[:n].astype(np.float64) @ new_vecs[n + i].astype(np.float64)
+            near, far = int(np.argmax(cos)), int(np.argmin(cos))
+            out.append(f"    {q}  nearest {cos[near]:.3f} ({lines[near][1]!r}, {lines[near][0]}), "
+                       f"farthest {cos[far]:.3f} ({lines[far][1]!r}, {lines[far][0]})")
 
     root = HERE.parent
     asks, repeats, statements, restated, wordless = recorded_refusals(root)
