@@ -2,8 +2,9 @@
 
 1. The perception fold of a log (read, check and decode every frame,
    perceive, hold every row) against the fold it replaced, kept in
-   tests/unit/perception_reference.py as the tests' reference and read
-   the way the log was read then (the codec's general reader). Two logs:
+   tests/unit/perception_reference.py as the tests' reference, read the
+   way the log was read then (the codec's general reader) and making the
+   rows it made then (`RowAsItWas`). Two logs:
    the index workload (bench_world's synthetic social log, every event
    seen by a circle of six) and one day of a 384-villager town. Target: at
    least 5x. Both are timed in turn, best of three, as wall and CPU time.
@@ -32,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -41,19 +43,64 @@ from bench.bench_world import synthetic_log, town
 from kernel import config as configs
 from kernel import engine, store
 from kernel import events as ev
+from kernel.laws._errors import LawError, integer
+from kernel.laws._errors import tick as check_tick
+from kernel.laws.memory import KINDS, _ascending
 from kernel.log import read_ticks
 from kernel.log.frame import scan
 from kernel.log.log import _open_read, _tick_map
 from kernel.store.index import RunIndex
 
 
+@dataclass(frozen=True, slots=True)
+class RowAsItWas:
+    """A memory row as the fold it replaced made one: a frozen object of nine slots,
+    checked as it is made, its two id tuples stored again after the check.
+
+    The reference perception makes `Memory` rows, and `Memory` is now a typed
+    tuple, made in one step; the baseline keeps the row it had, so that what
+    the row type saves is counted as the fold's, not given to the baseline too.
+    Its checks are the old row's, in its order, with the same helpers.
+    """
+
+    id: int
+    villager: int
+    tick: int
+    kind: str
+    event: str
+    text: str
+    weight: int
+    about: tuple[int, ...]
+    drawn_from: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        integer("id", self.id, at_least=0)
+        integer("villager", self.villager)
+        check_tick("tick", self.tick)
+        if self.kind not in KINDS:
+            raise LawError(f"kind={self.kind!r}")
+        if not isinstance(self.event, str) or not self.event:
+            raise LawError(f"event={self.event!r}")
+        if not isinstance(self.text, str):
+            raise LawError(f"text={self.text!r}")
+        integer("weight", self.weight)
+        if not 1 <= self.weight <= 10:
+            raise LawError(f"weight={self.weight!r}")
+        object.__setattr__(self, "about", _ascending("about", self.about))
+        object.__setattr__(self, "drawn_from", _ascending("drawn_from", self.drawn_from))
+        if self.drawn_from and self.kind != "thought":
+            raise LawError(f"drawn_from={self.drawn_from!r}")
+
+
 def reference():
-    """The perception fold as it was, from the tests that keep it as their reference."""
+    """The perception fold as it was, from the tests that keep it as their reference,
+    making the rows it made (`RowAsItWas`)."""
     path = configs.home() / "tests" / "unit" / "perception_reference.py"
     spec = importlib.util.spec_from_file_location("_perception_reference", path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod  # dataclasses look their module up there
     spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    mod.Memory = RowAsItWas
     return mod
 
 

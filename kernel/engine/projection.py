@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from operator import attrgetter
+from operator import itemgetter
 from pathlib import Path
 from typing import Protocol
 
@@ -162,7 +162,8 @@ class MemoryProjection:
             return
         k = len(fresh)
         for (name, dtype), col in zip(_COLUMNS, self._cols, strict=True):
-            col.extend(np.fromiter(map(attrgetter(name), fresh), dtype=dtype, count=k))
+            at = itemgetter(Memory._fields.index(name))  # a row is a typed tuple of its columns
+            col.extend(np.fromiter(map(at, fresh), dtype=dtype, count=k))
 
     def _place(self) -> None:
         """Each villager's positions among the columned rows not yet placed, in row order:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from kernel.laws._errors import LawError, integer, tick
+from kernel.laws._errors import LawError, integer
+from kernel.laws._errors import tick as _tick
 
 KINDS = frozenset({"saw", "did", "heard", "thought"})
 """What a row can be: the world writes the first three, a reflection the last."""
@@ -31,14 +33,7 @@ def _ascending(name: str, value: object) -> tuple[int, ...]:
     return ids
 
 
-@dataclass(frozen=True, slots=True)
-class Memory:
-    """One row of a villager's stream.
-
-    `id` is dense and global to the run; `about` and `drawn_from` are sorted
-    tuples of ids, each once; only a thought is drawn from other rows.
-    """
-
+class _Fields(NamedTuple):
     id: int
     villager: int
     tick: int
@@ -49,27 +44,57 @@ class Memory:
     about: tuple[int, ...]
     drawn_from: tuple[int, ...] = ()
 
-    def __post_init__(self) -> None:
-        integer("id", self.id, at_least=0)
-        integer("villager", self.villager)
-        tick("tick", self.tick)
-        if self.kind not in KINDS:
-            raise LawError(f"Expected a kind among {sorted(KINDS)} but got kind={self.kind!r}")
-        if not isinstance(self.event, str) or not self.event:
-            raise LawError(f"Expected an event name but got event={self.event!r}")
-        if not isinstance(self.text, str):
-            raise LawError(f"Expected text as a string but got text={self.text!r}")
-        integer("weight", self.weight)
-        if not 1 <= self.weight <= 10:
-            raise LawError(f"Expected a weight in 1..10 but got weight={self.weight!r}")
-        # frozen: the normalised tuples are written once, here, and never again
-        object.__setattr__(self, "about", _ascending("about", self.about))
-        object.__setattr__(self, "drawn_from", _ascending("drawn_from", self.drawn_from))
-        if self.drawn_from and self.kind != "thought":
+
+class Memory(_Fields):
+    """One row of a villager's stream.
+
+    `id` is dense and global to the run; `about` and `drawn_from` are sorted
+    tuples of ids, each once; only a thought is drawn from other rows.
+
+    A row is a typed tuple of its columns, in the order above: immutable,
+    read by name, made in one step (a long run makes millions, and a frozen
+    object's nine stores were most of what making one cost), and turned
+    into columns by `zip(*rows)`. `Memory(...)` checks every column;
+    `trusted` and `trusted_alike` are for code that made them right itself.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, id: int, villager: int, tick: int, kind: str, event: str, text: str,
+                weight: int, about: tuple[int, ...], drawn_from: tuple[int, ...] = ()) -> Memory:
+        integer("id", id, at_least=0)
+        integer("villager", villager)
+        _tick("tick", tick)
+        if kind not in KINDS:
+            raise LawError(f"Expected a kind among {sorted(KINDS)} but got kind={kind!r}")
+        if not isinstance(event, str) or not event:
+            raise LawError(f"Expected an event name but got event={event!r}")
+        if not isinstance(text, str):
+            raise LawError(f"Expected text as a string but got text={text!r}")
+        integer("weight", weight)
+        if not 1 <= weight <= 10:
+            raise LawError(f"Expected a weight in 1..10 but got weight={weight!r}")
+        about = _ascending("about", about)
+        drawn_from = _ascending("drawn_from", drawn_from)
+        if drawn_from and kind != "thought":
             raise LawError(
-                f"Expected drawn_from only on a thought but got kind={self.kind!r} "
-                f"with drawn_from={self.drawn_from!r}"
+                f"Expected drawn_from only on a thought but got kind={kind!r} "
+                f"with drawn_from={drawn_from!r}"
             )
+        return _new(cls, (id, villager, tick, kind, event, text, weight, about, drawn_from))
+
+    def __eq__(self, other: object) -> bool:
+        # a row equals a row, never a bare tuple that happens to hold the same values
+        return type(other) is type(self) and tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = tuple.__hash__
+
+    def _replace(self, **changes) -> Memory:
+        """A copy with some columns changed, checked as `Memory(...)` checks."""
+        return Memory(**{**self._asdict(), **changes})
 
     @property
     def is_thought(self) -> bool:
@@ -82,52 +107,22 @@ class Memory:
 
         Perception makes every world row of a run (a million for a long one), and
         checking each column of each was most of what the fold cost. The caller
-        answers for what `__post_init__` would check: integer columns, a kind in
+        answers for what `Memory(...)` would check: integer columns, a kind in
         KINDS, a weight in 1..10, `about` and `drawn_from` as ascending tuples.
         Anything from outside (a thought event, a test) goes through `Memory(...)`.
         """
-        m = _new(cls)
-        _set_id(m, id)
-        _set_villager(m, villager)
-        _set_tick(m, tick)
-        _set_kind(m, kind)
-        _set_event(m, event)
-        _set_text(m, text)
-        _set_weight(m, weight)
-        _set_about(m, about)
-        _set_drawn_from(m, drawn_from)
-        return m
+        return _new(cls, (id, villager, tick, kind, event, text, weight, about, drawn_from))
 
     @classmethod
     def trusted_alike(cls, first_id: int, villagers: list[int], weights: list[int], tick: int,
                       kind: str, event: str, text: str, about: tuple[int, ...]) -> list[Memory]:
         """`trusted` rows, one a villager, that differ only in id (from `first_id` on),
         villager and weight: what everyone who saw one event remembers of it."""
-        out = []
-        append = out.append
-        i = first_id
-        for v, w in zip(villagers, weights, strict=True):
-            m = _new(cls)
-            _set_id(m, i)
-            _set_villager(m, v)
-            _set_tick(m, tick)
-            _set_kind(m, kind)
-            _set_event(m, event)
-            _set_text(m, text)
-            _set_weight(m, w)
-            _set_about(m, about)
-            _set_drawn_from(m, ())
-            append(m)
-            i += 1
-        return out
+        return [_new(cls, (first_id + k, v, tick, kind, event, text, w, about, ()))
+                for k, (v, w) in enumerate(zip(villagers, weights, strict=True))]
 
 
-# The slots' own setters: a frozen dataclass refuses `m.id = ...`, and going
-# through object.__setattr__ by name costs half again as much.
-_new = object.__new__
-(_set_id, _set_villager, _set_tick, _set_kind, _set_event, _set_text, _set_weight, _set_about,
- _set_drawn_from) = (Memory.__dict__[f].__set__ for f in (
-     "id", "villager", "tick", "kind", "event", "text", "weight", "about", "drawn_from"))
+_new = tuple.__new__
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from json.encoder import encode_basestring
-from operator import attrgetter
+from operator import itemgetter
 from pathlib import Path
 
 import duckdb
@@ -126,19 +126,23 @@ def memory_table(rows: Sequence[Memory], columns: Columns | None = None) -> pa.T
     `columns`, the same rows' numpy columns (`MemoryProjection.columns()`),
     gives ids, villagers, ticks and weights without reading them off the rows.
     """
+    def column(name: str):
+        # a row is a typed tuple: a column is one position of every row
+        return map(itemgetter(Memory._fields.index(name)), rows)
+
     if columns is None or len(columns) != len(rows):
-        columns = Columns(*(np.fromiter(map(attrgetter(f), rows), dtype=np.int64, count=len(rows))
+        columns = Columns(*(np.fromiter(column(f), dtype=np.int64, count=len(rows))
                             for f in ("id", "villager", "tick", "weight")))
     return pa.table({
         "id": pa.array(columns.ids, pa.int64()),
         "villager": pa.array(columns.villagers.astype(np.int32), pa.int32()),
         "tick": pa.array(columns.ticks, pa.int64()),
-        "kind": pa.array(list(map(attrgetter("kind"), rows)), pa.string()),
-        "event": pa.array(list(map(attrgetter("event"), rows)), pa.string()),
-        "text": pa.array(list(map(attrgetter("text"), rows)), pa.string()),
+        "kind": pa.array(list(column("kind")), pa.string()),
+        "event": pa.array(list(column("event")), pa.string()),
+        "text": pa.array(list(column("text")), pa.string()),
         "weight": pa.array(columns.weights.astype(np.int32), pa.int32()),
-        "about": _lists(list(map(attrgetter("about"), rows))),
-        "drawn_from": _lists(list(map(attrgetter("drawn_from"), rows))),
+        "about": _lists(list(column("about"))),
+        "drawn_from": _lists(list(column("drawn_from"))),
     })
 
 

@@ -57,6 +57,47 @@ def test_due_refuses_bad_arguments_naming_the_argument_and_its_value(args, named
         laws.due(*args)
 
 
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [((-1, 5, 2), "founded=-1"), ((0, -3, 2), "now=-3"), ((0, 5, 0), "every=0")],
+)
+def test_next_due_refuses_bad_arguments_naming_the_argument_and_its_value(args, named):
+    with pytest.raises(LawError, match=named):
+        laws.next_due(*args)
+
+
+def test_next_due_skips_to_the_end_of_the_span_being_lived():
+    assert laws.next_due(901, 0, 2000) == 2900
+    assert laws.next_due(901, 2900, 2000) == 2900
+    assert laws.next_due(901, 2901, 2000) == 4900
+
+
+def test_a_row_equals_a_row_with_the_same_columns_and_never_a_bare_tuple():
+    m = world(7, 40)
+    assert m == world(7, 40) and hash(m) == hash(world(7, 40))
+    assert m != tuple(m) and tuple(m) != m
+    assert m != world(7, 41)
+
+
+def test_a_row_cannot_be_changed_and_a_changed_copy_is_checked_as_a_new_row_is():
+    m = world(7, 40)
+    with pytest.raises(AttributeError):
+        m.weight = 3  # type: ignore[misc]
+    assert m._replace(weight=3).weight == 3
+    with pytest.raises(LawError, match="weight=11"):
+        m._replace(weight=11)
+    with pytest.raises(LawError, match="ascending"):
+        m._replace(about=(3, 1))
+
+
+def test_a_row_pickled_and_read_back_is_the_same_row():
+    import pickle
+
+    m = thought(9, 50, (1, 2))
+    back = pickle.loads(pickle.dumps(m))
+    assert back == m and type(back) is Memory
+
+
 def test_the_window_is_sorted_by_tick_then_id_so_a_later_id_at_an_earlier_tick_comes_first():
     rows = [world(62, 2500), world(63, 2400), world(61, 2400), world(87, 2899), world(90, 2901)]
     assert [m.id for m in laws.recent(rows, 2900, 24)] == [61, 63, 62, 87]
