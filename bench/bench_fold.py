@@ -33,7 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import field, make_dataclass
 from pathlib import Path
 
 import duckdb
@@ -45,51 +45,44 @@ from kernel import engine, store
 from kernel import events as ev
 from kernel.laws._errors import LawError, integer
 from kernel.laws._errors import tick as check_tick
-from kernel.laws.memory import KINDS, _ascending
+from kernel.laws.memory import KINDS, Memory, _ascending
 from kernel.log import read_ticks
 from kernel.log.frame import scan
 from kernel.log.log import _open_read, _tick_map
 from kernel.store.index import RunIndex
 
 
-@dataclass(frozen=True, slots=True)
-class RowAsItWas:
-    """A memory row as the fold it replaced made one: a frozen object of nine slots,
-    checked as it is made, its two id tuples stored again after the check.
+def _checked_as_it_was(self) -> None:
+    integer("id", self.id, at_least=0)
+    integer("villager", self.villager)
+    check_tick("tick", self.tick)
+    if self.kind not in KINDS:
+        raise LawError(f"kind={self.kind!r}")
+    if not isinstance(self.event, str) or not self.event:
+        raise LawError(f"event={self.event!r}")
+    if not isinstance(self.text, str):
+        raise LawError(f"text={self.text!r}")
+    integer("weight", self.weight)
+    if not 1 <= self.weight <= 10:
+        raise LawError(f"weight={self.weight!r}")
+    object.__setattr__(self, "about", _ascending("about", self.about))
+    object.__setattr__(self, "drawn_from", _ascending("drawn_from", self.drawn_from))
+    if self.drawn_from and self.kind != "thought":
+        raise LawError(f"drawn_from={self.drawn_from!r}")
 
-    The reference perception makes `Memory` rows, and `Memory` is now a typed
-    tuple, made in one step; the baseline keeps the row it had, so that what
-    the row type saves is counted as the fold's, not given to the baseline too.
-    Its checks are the old row's, in its order, with the same helpers.
-    """
 
-    id: int
-    villager: int
-    tick: int
-    kind: str
-    event: str
-    text: str
-    weight: int
-    about: tuple[int, ...]
-    drawn_from: tuple[int, ...] = ()
+RowAsItWas = make_dataclass(
+    "RowAsItWas",
+    [(name, object, field(default=Memory._field_defaults[name]))
+     if name in Memory._field_defaults else (name, object) for name in Memory._fields],
+    frozen=True, slots=True, namespace={"__post_init__": _checked_as_it_was})
+RowAsItWas.__doc__ = """A memory row as the fold it replaced made one: a frozen object of
+Memory's columns in slots, checked as it is made, its two id tuples stored again after the check.
 
-    def __post_init__(self) -> None:
-        integer("id", self.id, at_least=0)
-        integer("villager", self.villager)
-        check_tick("tick", self.tick)
-        if self.kind not in KINDS:
-            raise LawError(f"kind={self.kind!r}")
-        if not isinstance(self.event, str) or not self.event:
-            raise LawError(f"event={self.event!r}")
-        if not isinstance(self.text, str):
-            raise LawError(f"text={self.text!r}")
-        integer("weight", self.weight)
-        if not 1 <= self.weight <= 10:
-            raise LawError(f"weight={self.weight!r}")
-        object.__setattr__(self, "about", _ascending("about", self.about))
-        object.__setattr__(self, "drawn_from", _ascending("drawn_from", self.drawn_from))
-        if self.drawn_from and self.kind != "thought":
-            raise LawError(f"drawn_from={self.drawn_from!r}")
+The reference perception makes `Memory` rows, and `Memory` is now a typed
+tuple, made in one step; the baseline keeps the row it had, so that what
+the row type saves is counted as the fold's, not given to the baseline too.
+Its checks are the old row's, in its order, with the same helpers."""
 
 
 def reference():
