@@ -20,6 +20,7 @@ from pathlib import Path
 
 import msgpack
 
+from bench import verdict
 from kernel import events as ev
 from kernel import log as vlog
 
@@ -108,7 +109,8 @@ def run(target_mb: int = 200) -> list[str]:
         lines.append(f"append   {len(ticks)} ticks, {n_events:,} events, {size / 1e6:.1f} MB")
         lines.append(f"  log append      {t_log * 1e3:8.1f} ms  {n_events / t_log:12,.0f} events/s")
         lines.append(f"  raw pack+write  {t_raw * 1e3:8.1f} ms  {n_events / t_raw:12,.0f} events/s")
-        lines.append(f"  overhead        {t_log / t_raw:8.2f}x   (target at most 2x)")
+        lines.append(f"  overhead        {t_log / t_raw:8.2f}x   (target at most 2x): " + verdict(
+            t_log <= 2 * t_raw, "the log's framing and hashing cost more than twice a raw write"))
 
         # A big log for verify speed and memory: the same ticks, repeated.
         big = d / "big.log"
@@ -129,12 +131,14 @@ def run(target_mb: int = 200) -> list[str]:
         lines.append(f"verify   {bsize / 1e6:.0f} MB, {reps * len(ticks):,} ticks, {how}")
         lines.append(f"  log verify      {t_ver * 1e3:8.1f} ms  {bsize / t_ver / 1e6:8.1f} MB/s")
         lines.append(f"  raw sha256      {t_sha * 1e3:8.1f} ms  {bsize / t_sha / 1e6:8.1f} MB/s")
-        lines.append(f"  speed           {t_sha / t_ver * 100:8.1f}%   of raw sha256 (target at least 50%)")
+        lines.append(f"  speed           {t_sha / t_ver * 100:8.1f}%   of raw sha256 (target at least 50%): "
+                     + verdict(t_sha >= 0.5 * t_ver, "verify reads more than it hashes"))
         lines.append(f"  deep verify     {t_deep * 1e3:8.1f} ms  {bsize / t_deep / 1e6:8.1f} MB/s "
                      f"(also decodes every event: {t_sha / t_deep * 100:.1f}% of raw sha256)")
         peak, floor = _peak_verify_mb(big)
         lines.append(f"  peak memory     {peak:8.1f} MB  verifying {bsize / 1e6:.0f} MB "
-                     f"(an interpreter that only imports the log: {floor:.1f} MB; target under 100 MB)")
+                     f"(an interpreter that only imports the log: {floor:.1f} MB; target under 100 MB): "
+                     + verdict(peak < 100, "verify holds more of the log than a block at a time"))
     return lines
 
 

@@ -110,7 +110,8 @@ def run() -> list[str]:
         f"  recorded live   {live_ns / 1e9:9.1f} s   ({live_ns / 1e9 * pace:,.0f} ticks at {pace} ticks a second)",
         f"  live / replay   {live_ns / 1e9 / best:9.1f}x",
         f"  model changes   {changes['round'] / max(rounds, 1):9.1f} per round for the whole village "
-        f"(target at most 4; one villager at a time would be {3 * villagers}), and "
+        f"(target at most 4: {verdict(changes['round'] <= 4 * max(rounds, 1), 'the calls of a round are not grouped by model')}; "
+        f"one villager at a time would be {3 * villagers}), and "
         f"{changes['night'] / max(nights, 1):.1f} per night ({nights} night(s))",
         "  where a replay's time goes (each part alone, best of 3):",
         *(f"    {what:<44} {t * 1e3:7.1f} ms  {t / best:5.0%} of the replay"
