@@ -53,9 +53,11 @@ class Memory(_Fields):
 
     A row is a typed tuple of its columns, in the order above: immutable,
     read by name, made in one step (a long run makes millions, and a frozen
-    object's nine stores were most of what making one cost), and turned
-    into columns by `zip(*rows)`. `Memory(...)` checks every column;
-    `trusted` and `trusted_alike` are for code that made them right itself.
+    object's nine stores were most of what making one cost), and a column of
+    many rows is one position of each. It is still a row, not a tuple: it
+    equals only a row, and rows have no order of their own (sort them by a
+    key). `Memory(...)` checks every column; `trusted` and `trusted_alike`
+    are for code that made them right itself.
     """
 
     __slots__ = ()
@@ -91,6 +93,11 @@ class Memory(_Fields):
         return not self.__eq__(other)
 
     __hash__ = tuple.__hash__
+
+    def _unordered(self, other: object):
+        return NotImplemented
+
+    __lt__ = __le__ = __gt__ = __ge__ = _unordered
 
     def _replace(self, **changes) -> Memory:
         """A copy with some columns changed, checked as `Memory(...)` checks."""

@@ -79,6 +79,12 @@ def test_a_row_equals_a_row_with_the_same_columns_and_never_a_bare_tuple():
     assert m != world(7, 41)
 
 
+def test_rows_have_no_order_of_their_own_so_a_sort_must_name_its_key():
+    with pytest.raises(TypeError):
+        sorted([world(8, 40), world(7, 40)])
+    assert [m.id for m in sorted([world(8, 40), world(7, 40)], key=lambda m: m.id)] == [7, 8]
+
+
 def test_a_row_cannot_be_changed_and_a_changed_copy_is_checked_as_a_new_row_is():
     m = world(7, 40)
     with pytest.raises(AttributeError):
