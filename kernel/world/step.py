@@ -14,6 +14,9 @@ whom is found through a grid of buckets as wide as the sight radius (a
 pair in sight is in the same or a neighbouring bucket; a small village
 sweeps along x instead), and who is within
 reach is asked only of those in sight at the last tick, which is the rule.
+A tick in which nobody founds or walks leaves every spot where it was, so
+it keeps who sees whom without looking again (most ticks of a small
+village are such ticks).
 The state is held by column (a tuple per villager field, the food and the
 tick each cell was last written at as int64 bytes), so a tick copies
 arrays, not objects; `World.villagers` builds the per-villager view when
@@ -175,6 +178,10 @@ class World:
     sight: frozenset[tuple[int, int]]  # (a, b) with a < b: a and b see each other
     people: _People = field(compare=False, repr=False)
     seen: _Seen | None = field(default=None, compare=False, repr=False)
+    looked: tuple | None = field(default=None, compare=False, repr=False)
+    """Where `step` found `sight`: the very config, sight, `here`, `px` and `py` it found it
+    with and from. A World made any other way (or changed since, by `replace`) holds
+    other objects, and its next tick finds who sees whom anew."""
 
     @property
     def villagers(self) -> tuple[Villager, ...]:
@@ -391,6 +398,12 @@ class _Tick:
         # (the order `near` keeps); the only ones it may reach this tick.
         self.seen = _seen_of(state)
         self.seen_after: _Seen | None = None
+        # `moved`: somebody founded or walked this tick, or the sight held is not what `step`
+        # found with this very config from these very spots. While it is False, who sees
+        # whom stands as it is.
+        looked = state.looked
+        self.moved = looked is None or any(a is not b for a, b in zip(
+            looked, (cfg, state.sight, state.here, state.px, state.py), strict=True))
         self.events: list[ev.Event] = []
 
     # -- food ------------------------------------------------------------
@@ -428,6 +441,7 @@ class _Tick:
 
     def found(self, i: int, d: list[int]) -> None:
         x, y = self.px[i] // 1000, self.py[i] // 1000
+        self.moved = True
         self.here[i] = True
         self.px[i] = _spot(x, d[0])
         self.py[i] = _spot(y, d[1])
@@ -435,6 +449,7 @@ class _Tick:
 
     def walk(self, i: int, d: list[int]) -> None:
         x, y = self.px[i] // 1000, self.py[i] // 1000
+        self.moved = True
         tx, ty = dest = self.dest[i]  # type: ignore[misc]
         nx, ny = x + _sign(tx - x), y + _sign(ty - y)
         self.px[i] = _spot(nx, d[0])
@@ -636,7 +651,14 @@ class _Tick:
         return np.flatnonzero(acting & ~quiet)
 
     def look(self) -> None:
-        """Who sees whom once everyone has acted; a change is an event for each viewer."""
+        """Who sees whom once everyone has acted; a change is an event for each viewer.
+
+        A tick in which nobody founded or walked leaves every spot where it was, so
+        the pairs within sight are the last tick's (`moved`), and nothing changes.
+        """
+        if not self.moved:
+            self.seen_after = self.seen
+            return
         n = len(self.here)
         who = list(range(n)) if all(self.here) else [i for i, h in enumerate(self.here) if h]
         now: dict[tuple[int, int], int]
@@ -696,8 +718,10 @@ def step(state: World, tick: int) -> tuple[World, tuple[ev.Event, ...]]:
             if t.here[i] and founded[i] != tick:
                 t.act(i, rows[i])
     t.look()
-    after = World(config=state.config, tick=tick + 1, here=tuple(t.here), px=tuple(t.px),
-                  py=tuple(t.py), belly=tuple(t.belly), hands=tuple(t.hands), dest=tuple(t.dest),
+    here, px, py = tuple(t.here), tuple(t.px), tuple(t.py)
+    after = World(config=state.config, tick=tick + 1, here=here, px=px, py=py,
+                  belly=tuple(t.belly), hands=tuple(t.hands), dest=tuple(t.dest),
                   eating=tuple(t.eating), food_mg=t.food.tobytes(), grown_at=t.grown.tobytes(),
-                  sight=t.sight, people=state.people, seen=t.seen_after)
+                  sight=t.sight, people=state.people, seen=t.seen_after,
+                  looked=(state.config, t.sight, here, px, py))
     return after, tuple(t.events)

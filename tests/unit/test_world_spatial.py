@@ -514,6 +514,42 @@ def test_a_world_made_with_another_sight_is_stepped_by_that_sight(monkeypatch, v
         assert got == ref.step()
 
 
+@pytest.mark.parametrize("vector_from", [1, 10**9])
+def test_a_world_whose_spots_were_moved_is_seen_anew_even_in_a_tick_nobody_walks(
+        monkeypatch, vector_from):
+    # A tick in which nobody founds or walks keeps the last tick's sight; that holds only
+    # for the spots the step itself left, never for a World copied with others.
+    monkeypatch.setattr(step_module, "_VECTOR_FROM", vector_from)
+    cfg = make(village_value(40, 8, 8, 17, chances={**SOCIABLE, "wander": 0}))
+    w = world.initial(cfg)
+    for t in range(60):
+        w, _ = world.step(w, t)
+    # every other villager's spot mirrored across the grid, inside it
+    moved = dataclasses.replace(w, px=tuple((7 - x // 1000) * 1000 + x % 1000 if i % 2 else x
+                                            for i, x in enumerate(w.px)))
+    ref = PairwiseWorld.at(moved)
+    stills = 0
+    for t in range(60, 90):
+        moved, got = world.step(moved, t)
+        assert got == ref.step()
+        stills += not any(isinstance(e, ev.Walked | ev.Founded) for e in got)
+    assert stills  # the rule under test had ticks to act in
+
+
+def test_a_tick_in_which_nobody_founds_or_walks_keeps_who_sees_whom():
+    cfg = make(village_value(40, 8, 8, 17, chances={**SOCIABLE, "wander": 0}))
+    w = world.initial(cfg)
+    kept = 0
+    for t in range(120):
+        before = w.sight
+        w, got = world.step(w, t)
+        if not any(isinstance(e, ev.Walked | ev.Founded) for e in got):
+            assert w.sight == before
+            assert not any(isinstance(e, ev.CameIntoSight | ev.WentOutOfSight) for e in got)
+            kept += 1
+    assert kept
+
+
 @st.composite
 def worlds(draw) -> dict:
     n = draw(st.integers(1, 64))
