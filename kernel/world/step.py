@@ -394,6 +394,7 @@ class _Tick:
         self.sight = state.sight
         self.reach_limit = (cfg.reach + 1) ** 2
         self.bite = max(1, self.pol.mouthful // 4)  # the least a cell must hold to be eaten from
+        self.deal = max(self.pol.give_to_hungry, self.pol.give)  # a draw below it may give
         # Those each villager saw at the last tick, by position in the config
         # (the order `near` keeps); the only ones it may reach this tick.
         self.seen = _seen_of(state)
@@ -598,9 +599,10 @@ class _Tick:
             if dest is not None:
                 self.set_out(i, dest, d)
             return
-        near = self.near(i)
+        chance = d[2] % 10000
+        # with neither a chance to give nor one to take, whoever is near changes nothing
+        near = self.near(i) if chance < self.deal or d[3] % 10000 < pol.take else None
         if near:
-            chance = d[2] % 10000
             if hands[i] > 0:
                 hungry = [j for j in near if self.belly[j] < pol.hungry_below]
                 if hungry and chance < pol.give_to_hungry:
@@ -642,7 +644,7 @@ class _Tick:
         belly = np.fromiter(self.belly, dtype=np.int64, count=n)
         burnt = np.maximum(belly - pol.burn, 0)
         chance = draws[:, 2:5] % 10000
-        deals = (chance[:, 0] < max(pol.give_to_hungry, pol.give)) | (chance[:, 1] < pol.take)
+        deals = (chance[:, 0] < self.deal) | (chance[:, 1] < pol.take)
         if self.seen.partnered is not None:
             deals &= self.seen.partnered
         quiet = (acting & ~busy & (burnt >= pol.hungry_below) & ~deals
