@@ -239,6 +239,24 @@ def squares(vectors: np.ndarray) -> np.ndarray:
     return _products(vectors, None)[1]
 
 
+def _matrix_and_query(m: np.ndarray, query: object) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The vectors as float32 or float64 (float16 widened to float32, other real numbers to
+    float64) and the query checked against their width; and whether the vectors were cast."""
+    cast = m.dtype not in (np.float32, np.float64)
+    if cast:
+        if not (
+            np.issubdtype(m.dtype, np.number) and not np.issubdtype(m.dtype, np.complexfloating)
+        ):
+            raise LawError(f"Expected vectors of real numbers but got dtype {m.dtype}")
+        m = m.astype(np.float32 if m.dtype == np.float16 else np.float64)
+    q = _vector("query", query)
+    if q.shape[0] != m.shape[1]:
+        raise LawError(
+            f"Expected a query of length {m.shape[1]}, as the vectors, but got {q.shape[0]}"
+        )
+    return m, q, cast
+
+
 def rank_columns(
     now: int,
     ids: np.ndarray,
@@ -275,20 +293,8 @@ def rank_columns(
         raise LawError(f"Expected vectors of shape ({n}, d), one per row, but got shape {m.shape}")
     ticks = _column("ticks", ticks, n, np.int64)
     weights = _column("weights", weights, n, np.float64)
-    if m.dtype not in (np.float32, np.float64):
-        if not (
-            np.issubdtype(m.dtype, np.number) and not np.issubdtype(m.dtype, np.complexfloating)
-        ):
-            raise LawError(f"Expected vectors of real numbers but got dtype {m.dtype}")
-        m = m.astype(np.float32 if m.dtype == np.float16 else np.float64)
-        given = None        # squares of the matrix as it came are not those of its cast
-    else:
-        given = squares
-    q = _vector("query", query)
-    if q.shape[0] != m.shape[1]:
-        raise LawError(
-            f"Expected a query of length {m.shape[1]}, as the vectors, but got {q.shape[0]}"
-        )
+    m, q, cast = _matrix_and_query(m, query)
+    given = None if cast else squares  # squares of the matrix as it came are not its cast's
     if p.k == 0 or n == 0:
         return ()
     if ticks.min() < 0:

@@ -3,10 +3,11 @@
 A copy of the ranking in kernel/laws/retrieval.py as it stood when `rank`
 read ticks and weights from row objects and scored each candidate on its
 own. tests/unit/test_rank_columns.py holds the kernel's ranking to it,
-order, ties and every score. It is kept as it was; only this paragraph and
-the imports are new. The fast pass that nominates candidates (`_nominate`)
-and the exact cosine of one row are the kernel's, imported: they are the
-same functions, and tests/properties/test_laws_retrieval_properties.py
+order, ties and every score. It is kept as it was; only this paragraph, the
+imports and the call to the shared check of the vectors are new. The fast
+pass that nominates candidates (`_nominate`), the check and cast of the
+vectors and the query (`_matrix_and_query`) and the exact cosine of one row
+are the kernel's, imported: they are the same functions, and tests/properties/test_laws_retrieval_properties.py
 holds them to a brute-force ranking.
 """
 
@@ -21,7 +22,14 @@ import numpy as np
 from kernel.laws._errors import LawError, real
 from kernel.laws._errors import tick as as_tick
 from kernel.laws.memory import Memory
-from kernel.laws.retrieval import PLACES, Ranked, Retrieval, _exact_cosine, _nominate, _vector
+from kernel.laws.retrieval import (
+    PLACES,
+    Ranked,
+    Retrieval,
+    _exact_cosine,
+    _matrix_and_query,
+    _nominate,
+)
 
 _ticks_of = attrgetter("tick")
 _weights_of = attrgetter("weight")
@@ -61,17 +69,7 @@ def rank_reference(
     m = np.asarray(vectors)
     if m.ndim != 2 or m.shape[0] != n:
         raise LawError(f"Expected vectors of shape ({n}, d), one per row, but got shape {m.shape}")
-    if m.dtype not in (np.float32, np.float64):
-        if not (
-            np.issubdtype(m.dtype, np.number) and not np.issubdtype(m.dtype, np.complexfloating)
-        ):
-            raise LawError(f"Expected vectors of real numbers but got dtype {m.dtype}")
-        m = m.astype(np.float32 if m.dtype == np.float16 else np.float64)
-    q = _vector("query", query)
-    if q.shape[0] != m.shape[1]:
-        raise LawError(
-            f"Expected a query of length {m.shape[1]}, as the vectors, but got {q.shape[0]}"
-        )
+    m, q, _ = _matrix_and_query(m, query)
     if p.k == 0 or n == 0:
         return ()
     q_norm = math.sqrt(math.fsum((q * q).tolist()))
