@@ -190,7 +190,8 @@ def plot_cmd(run: str, what: str, out: str, exemplars: str | None, who: str | No
             draw_rows(series, title, path)
             click.echo(f"{path}: memory rows of {len(series)} villagers")
         elif what == "strengths":
-            got = plots.strengths(r, top=top or (TOP_ONE if who else TOP_ALL), who=who)
+            got = plots.strengths(r, top=(TOP_ONE if who else TOP_ALL) if top is None else top,
+                                 who=who)
             draw_strengths(got, title, path, r.scenario.world.ticks_per_day)
             whose = got[0].name if len(got) == 1 else f"{len(got)} villagers"
             click.echo(f"{path}: felt strength of {sum(len(v.curves) for v in got)} rows of "

@@ -134,6 +134,16 @@ def test_strengths_of_an_unknown_villager_are_one_line_naming_who_there_is(week,
     assert "'Zed'" in r.output and "Halla, Ander, Mose" in r.output
 
 
+@pytest.mark.parametrize("top", ["0", "-1", "101"])
+def test_a_number_of_rows_outside_1_to_100_is_one_line_naming_it_zero_included(week, tmp_path,
+                                                                                 top):
+    out = tmp_path / "s.png"
+    r = CliRunner().invoke(main, ["plot", str(week.log), "--what", "strengths", "--top", top,
+                                  "--out", str(out)])
+    assert r.exit_code == 1 and r.output.count("\n") == 1
+    assert f"not {top}" in r.output and not out.exists()
+
+
 def _week_copy(tmp_path, *, thought=None, importance=None):
     """week-of-three's folder copied, with its thought or importance file changed."""
     from kernel import engine
