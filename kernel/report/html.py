@@ -44,4 +44,12 @@ def render(d: Day) -> str:
     return _env().get_template("day.html.j2").render(
         d=d, h=d.header, color=color, row_colors=ROW_COLORS, row_dashes=ROW_DASHES, script_data=script_data,
         person_index={p.id: i for i, p in enumerate(d.header.people)},
-        max_took=max((c.took_s for c in d.calls), default=0) or 1)
+        max_took=max((c.took_s for c in d.calls), default=0) or 1, fading=_fading())
+
+
+def _fading() -> dict[str, str]:
+    """The fading law's numbers as the felt section's note says them, from the law itself."""
+    from kernel.laws.felt import LAWS
+
+    return {"floor": f"{LAWS.floor / 1000:g}", "days": f"{LAWS.tau_days}",
+            "bad": f"{LAWS.negative_factor / 1000:g}"}
