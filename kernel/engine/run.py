@@ -139,21 +139,25 @@ class Engine:
                                f"importance table's valence table, which it does not have")
         names = set(sc.reflecting)
         self._reflecting = tuple(p for p in sc.world.people if p.name in names)
-        self._quiet = (0, 0)  # ticks [from, until) at which nobody is due, as far as known
+        self._quiet = (0, 0, 0)  # ticks [from, until) at which nobody is due, and the `every`
+        #                          they were worked out with
         self.phases = tuple(phases)
 
     def due(self, tick: int) -> list[Due]:
         """Who reflects at `tick`. Asked at every tick, and nobody is due at most of them:
         once a tick finds nobody, ticks before the first next due (laws.next_due) are
         known to find nobody too."""
-        if not self._reflecting or self._quiet[0] <= tick < self._quiet[1]:
+        if not self._reflecting:
             return []
-        every = self.settings.every
+        every = self.settings.every  # a fork may change the settings mid-run
+        start, until, known_every = self._quiet
+        if known_every == every and start <= tick < until:
+            return []
         got = [Due(p.id, p.name) for p in self._reflecting
                if p.founded <= tick and laws.due(p.founded, tick, every)]
         if not got:
             self._quiet = (tick, min(laws.next_due(p.founded, tick, every)
-                                     for p in self._reflecting))
+                                     for p in self._reflecting), every)
         return got
 
     def nightly(self, tick: int) -> list[Due]:

@@ -83,6 +83,20 @@ def test_a_world_run_is_a_scenario_whose_reflect_phase_has_nobody_due(tmp_path):
     assert (tmp_path / "a.log").read_bytes() == (tmp_path / "b.log").read_bytes()
 
 
+def test_who_is_due_follows_settings_changed_mid_run_as_a_fork_changes_them():
+    sc = msc.load("day-of-three")
+    en = engine.Engine(sc, make("replay", replay_from=sc.exemplars))
+    every = en.settings.every
+    assert en.due(100) == []  # nobody due at tick 100: the ticks up to the next due are known
+    first = min(p.founded for p in en._reflecting)
+    soon = first + 299  # due under every=300, not under the scenario's own cadence
+    assert every != 300 and soon > 100 and en.due(soon) == []
+    en.settings = dataclasses.replace(en.settings, every=300)
+    fresh = engine.Engine(sc, make("replay", replay_from=sc.exemplars),
+                          settings=en.settings)
+    assert en.due(soon) == fresh.due(soon) != []
+
+
 def test_the_header_digest_formulas_are_pinned():
     # A world run's header holds the world config's digest; a run with reflection holds the
     # digest of the world's digest and each settings digest by name: the thought and
