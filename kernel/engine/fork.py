@@ -32,7 +32,7 @@ from kernel.engine.projection import Projection
 from kernel.engine.run import PHASES, Engine, Phase, RunReport, account, drive, writing
 from kernel.engine.scenario import Scenario
 from kernel.errors import ConfigError, VillageError
-from kernel.log import FORMAT, Header, LogWriter, read_header, verify
+from kernel.log import FORMAT, Header, LogWriter, encode, read_header, verify
 from kernel.log.frame import ZERO, frame_bytes, scan_raw
 from kernel.mind.reflect import Round
 from kernel.mind.settings import Settings
@@ -199,7 +199,7 @@ def run_fork(parent: Scenario, child: Scenario, at: int, out: str | os.PathLike,
     try:
         for t in range(at):
             events, ts = en.tick(t)
-            payload = ev.pack([t, [ev.to_map(e) for e in events]])
+            payload = encode.payload(t, events)
             prev = frame_bytes(prev, payload)[1]
             if given is not None:
                 theirs = next(given, None)
