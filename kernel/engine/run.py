@@ -289,8 +289,9 @@ def run(sc: Scenario, oracle, out: str | os.PathLike, *, settings: Settings | No
 @contextmanager
 def writing(log: LogWriter, out: str | os.PathLike, report: RunReport) -> Iterator[LogWriter]:
     """A run's new log while its ticks are written, closed at the end. On an error it is
-    closed as far as it goes, and removed when no tick reached it, so a run that stops before
-    its first tick leaves no file; the error is raised as it came."""
+    closed as far as it goes, and removed when no tick reached it; the error is raised as it
+    came. A run that stops quietly before its first tick (`keep_going`) raises nothing, so
+    `run`, which knows how many ticks it meant to write, removes that file itself."""
     try:
         yield log
     except BaseException:
