@@ -306,7 +306,11 @@ class RunIndex:
     def follow_engine(self, memory: MemoryProjection, felt: FeltProjection | None) -> None:
         """Take a run's own memory projection, and its felt projection where it is this
         index's (the same valences and day), instead of folding perception a second time:
-        the engine applies them before this one and folds only the events here."""
+        the engine applies them before this one and folds only the events here. A run
+        perceiving under other importance rules than this index's is not taken: the index
+        folds its own rows, as its `rules_digest` says."""
+        if memory.rules != self.memory.rules:
+            return
         self.memory = memory
         own = self.felt
         if own is not None and felt is not None and (felt.valences, felt.ticks_per_day,

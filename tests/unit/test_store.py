@@ -107,3 +107,18 @@ def test_memory_columns_load_as_duckdb_lists():
     con.register("t", t)
     assert con.execute("SELECT about, drawn_from FROM t ORDER BY id").fetchall() == [
         ([], []), ([1, 2], [1])]
+
+
+def test_an_index_under_other_importance_rules_folds_its_own_rows_rather_than_the_runs():
+    import dataclasses
+
+    from kernel.store.index import RunIndex
+
+    rules = engine.load_rules()
+    runs = engine.MemoryProjection(rules)
+    same = RunIndex(rules)
+    same.follow_engine(runs, None)
+    assert same.memory is runs and runs not in same.parts
+    other = RunIndex(dataclasses.replace(rules, first_bonus=rules.first_bonus + 1))
+    other.follow_engine(runs, None)
+    assert other.memory is not runs and other.memory in other.parts
