@@ -18,12 +18,11 @@ process; the machines these run on are shared and noisy.
 from __future__ import annotations
 
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
-from bench import verdict
+from bench import interleaved, verdict
 from kernel import engine
 from kernel import events as ev
 from kernel.engine.felt import FeltProjection, valences_of
@@ -115,17 +114,6 @@ def felt_log(path: Path, days: int = 100, tpd: int = 2000, every: int = 2, seed:
     return n_felt
 
 
-def _best_of(fs, repeat: int = 3) -> list[float]:
-    """The best time of each of `fs`, run in turn `repeat` times, so both see the same noise."""
-    best = [float("inf")] * len(fs)
-    for _ in range(repeat):
-        for i, f in enumerate(fs):
-            t0 = time.perf_counter()
-            f()
-            best[i] = min(best[i], time.perf_counter() - t0)
-    return best
-
-
 def bench_fold(days: int = 100) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="bench-felt-") as d:
         path = Path(d) / "felt.log"
@@ -142,7 +130,8 @@ def bench_fold(days: int = 100) -> list[str]:
             mem = engine.MemoryProjection(rules)
             engine.fold(path, [mem, FeltProjection(VALENCE, 2000).follow(mem)])
 
-        a, b = _best_of([plain, with_felt])
+        got = interleaved({"plain": plain, "felt": with_felt}, 3, warm=False)
+        a, b = got["plain"], got["felt"]
         size = path.stat().st_size
     return [f"felt fold, {days} days of 24 villagers: {holder['rows']:,} rows, {n_felt:,} felt "
             f"events, {size / 1e6:.1f} MB of log",

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import duckdb
 
-from bench import verdict
+from bench import resident_kib, verdict
 from bench.bench_world import synthetic_log, town
 from kernel import config as configs
 from kernel import engine, store
@@ -251,16 +251,14 @@ def bench_index(rows_target: int | None = None) -> list[str]:
 def _memory_child(rows_target: int, d: str) -> None:
     """Fold a synthetic log of about `rows_target` rows, holding every row and its columns;
     print the resident size before the fold and the peak, in KiB."""
-    from bench.bench_world import _resident_kib
-
     rules = engine.load_rules()
     log = Path(d) / f"m{rows_target}.log"
     synthetic_log(log, rows_target // 48)
-    base = _resident_kib()[0]
+    base = resident_kib()[0]
     mem = engine.MemoryProjection(rules)
     engine.fold(log, [mem])
     mem.columns()
-    now, peak = _resident_kib()
+    now, peak = resident_kib()
     print(json.dumps({"rows": len(mem.rows), "base": base, "now": now, "peak": peak}))
 
 

@@ -18,7 +18,6 @@ It writes no files and touches no other part of the kernel than `kernel.laws`.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from operator import attrgetter
 
@@ -26,6 +25,7 @@ import numpy as np
 from numpy import dot
 from numpy.linalg import norm
 
+from bench import interleaved, verdict
 from kernel import laws
 from kernel.laws import retrieval
 
@@ -34,15 +34,6 @@ DIM = 384
 LOOP_ROWS = 10_000
 K = 8
 SEED = 20_260_911
-
-
-def _best(fn: Callable[[], object], repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def _stream(
@@ -109,18 +100,6 @@ SIZES = (1_000, 10_000, ROWS)
 """Row counts the ranking is timed at against the floor; the target holds at 10,000 and up."""
 
 
-def _interleaved(timed: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
-    """Best time of each, measured in turn, round by round, so that a busy moment on a
-    shared machine falls on every one of them rather than on one."""
-    for fn in timed.values():
-        fn()
-    best = dict.fromkeys(timed, float("inf"))
-    for _ in range(repeats):
-        for name, fn in timed.items():
-            best[name] = min(best[name], _best(fn, 1))
-    return best
-
-
 def _columns_at(rng: np.random.Generator, n: int, repeats: int) -> tuple[dict[str, float], object]:
     """Ranking on columns at `n` rows, beside the object ranking and the floor."""
     rows, vectors, query, now = _stream(rng, n)
@@ -138,7 +117,7 @@ def _columns_at(rng: np.random.Generator, n: int, repeats: int) -> tuple[dict[st
         "felt": lambda: laws.rank_columns(now, ids, ticks, weights, vectors, query, pf,
                                           felt=felt, squares=squares),
     }
-    best = _interleaved(timed, repeats)
+    best = interleaved(timed, repeats)
     same = laws.ranked(rows, timed["squares"]()) == timed["rows"]()  # type: ignore[operator]
     return best, same
 
@@ -159,7 +138,7 @@ def run(repeats: int = 9) -> list[str]:
         weights = np.fromiter(map(attrgetter("weight"), rows), dtype=np.float64, count=ROWS)
         return ticks, weights
 
-    best = _interleaved({
+    best = interleaved({
         "rank": lambda: laws.rank(now, rows, vectors, query, params),
         "floor": lambda: vectors @ query,
         "loop": lambda: generative_agents_loop(nodes, embeddings, focal, K),
@@ -182,7 +161,7 @@ def run(repeats: int = 9) -> list[str]:
         f"  {'generative_agents loop':<44} {t_loop * 1e3:10.2f} ms  "
         f"(measured on {LOOP_ROWS:,} rows: {best['loop'] * 1e3:.2f} ms, scaled x{ROWS // LOOP_ROWS})",
         f"  rank vs the loop          {faster:8.1f}x faster  target >= 100x  "
-        f"{'met' if faster >= 100 else 'MISSED'}",
+        + verdict(faster >= 100, "ranking is less than 100 times the per-row loop"),
         f"  best row: id {top[0].memory.id}, score {top[0].score:.6f}",
         "laws.rank_columns: ids, ticks, weights (or felt) and one float32 matrix, against the "
         "floor; 'squares known' is the matrix's squared norms handed in, as a round does for "
@@ -197,9 +176,10 @@ def run(repeats: int = 9) -> list[str]:
         def cell(name: str, width: int = 16, b=b, f=f) -> str:
             return f"{b[name] * 1e3:7.3f} ms {b[name] / f:5.2f}x".rjust(width)
 
-        verdict = "" if n < 10_000 else ("<= 3x met" if b["squares"] / f <= 3 else "<= 3x MISSED")
+        said = "" if n < 10_000 else "<= 3x " + verdict(
+            b["squares"] / f <= 3, "reading the columns costs more than twice the matmul")
         lines.append(f"  {n:>8,} {f * 1e3:6.3f} ms {cell('rows')} {cell('columns')} "
-                     f"{cell('squares')} {cell('felt', 20)}  {verdict}"
+                     f"{cell('squares')} {cell('felt', 20)}  {said}"
                      f"{'' if same else '  RANKINGS DIFFER'}")
     return lines
 

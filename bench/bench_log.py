@@ -15,12 +15,12 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import msgpack
 
-from bench import verdict
+from bench import best, verdict
+from kernel import config as configs
 from kernel import events as ev
 from kernel import log as vlog
 
@@ -40,15 +40,6 @@ def _ticks(n: int, villagers: int = 24):
                 evs.append(ev.Ate(villager=v, x=t % 20, y=v % 20, mouthfuls=1 + t % 50, milligrams=500 * (1 + t % 50)))
         out.append((t, evs))
     return out
-
-
-def _best(f, repeat=3):
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def _append(ticks, d: Path):
@@ -85,14 +76,13 @@ def _raw_sha(p: Path):
 
 
 def _peak_verify_mb(p: Path) -> float:
-    code = ("import resource,sys; from kernel import log; log.verify(sys.argv[1]); "
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
-    base = ("import resource; import kernel.log; "
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    code = ("import sys; from bench import resident_kib; from kernel import log; "
+            "log.verify(sys.argv[1]); print(resident_kib()[1])")
+    base = "from bench import resident_kib; import kernel.log; print(resident_kib()[1])"
     kb = int(subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True,
-                            check=True).stdout)
+                            check=True, cwd=configs.home()).stdout)
     kb0 = int(subprocess.run([sys.executable, "-c", base], capture_output=True, text=True,
-                             check=True).stdout)
+                             check=True, cwd=configs.home()).stdout)
     return kb / 1024, kb0 / 1024
 
 
@@ -101,8 +91,8 @@ def run(target_mb: int = 200) -> list[str]:
     ticks = _ticks(4000)
     with tempfile.TemporaryDirectory(prefix="bench-log-") as d:
         d = Path(d)
-        t_log = _best(lambda: _append(ticks, d))
-        t_raw = _best(lambda: _raw_append(ticks, d))
+        t_log = best(lambda: _append(ticks, d))
+        t_raw = best(lambda: _raw_append(ticks, d))
         p = _append(ticks, d)
         size = p.stat().st_size
         n_events = sum(len(e) for _, e in ticks)
@@ -124,9 +114,9 @@ def run(target_mb: int = 200) -> list[str]:
                 reps += 1
         bsize = big.stat().st_size
         _raw_sha(big)  # warm the page cache for both
-        t_ver = _best(lambda: vlog.verify(big, deep=False), repeat=2)
-        t_sha = _best(lambda: _raw_sha(big), repeat=2)
-        t_deep = _best(lambda: vlog.verify(big, deep=True), repeat=1)
+        t_ver = best(lambda: vlog.verify(big, deep=False), 2)
+        t_sha = best(lambda: _raw_sha(big), 2)
+        t_deep = best(lambda: vlog.verify(big, deep=True), 1)
         how = "compiled chain check (kernel/log/_chain.c)" if vlog.native() else "Python chain check"
         lines.append(f"verify   {bsize / 1e6:.0f} MB, {reps * len(ticks):,} ticks, {how}")
         lines.append(f"  log verify      {t_ver * 1e3:8.1f} ms  {bsize / t_ver / 1e6:8.1f} MB/s")

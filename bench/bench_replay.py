@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import verdict
+from bench import interleaved, verdict
 from kernel import engine
 from kernel import log as vlog
 from kernel.engine import scenario as msc
@@ -61,13 +61,7 @@ def _parts(sc: msc.Scenario, repeats: int = 3) -> dict[str, float]:
             encode.payload(t, es) for t, es in frames],
         "the world's frames perceived": perceive,
     }
-    best = dict.fromkeys(timed, float("inf"))
-    for _ in range(repeats):
-        for what, fn in timed.items():
-            t0 = time.perf_counter()
-            fn()
-            best[what] = min(best[what], time.perf_counter() - t0)
-    return best
+    return interleaved(timed, repeats, warm=False)
 
 
 def run() -> list[str]:

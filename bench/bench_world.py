@@ -31,7 +31,6 @@ import importlib.util
 import json
 import math
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -40,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench import verdict
+from bench import resident_kib, verdict
 from kernel import config as configs
 from kernel import engine, world
 from kernel import events as ev
@@ -253,22 +252,11 @@ def bench_scale(sizes: tuple[int, ...] = SIZES, ticks: int = WINDOW,
 
 # -- peak memory, in a child process ------------------------------------------------------
 
-def _resident_kib() -> tuple[int, int]:
-    """(resident now, peak resident) of this process in KiB; both the peak where /proc is missing."""
-    try:
-        status = Path("/proc/self/status").read_text()
-    except OSError:
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return peak, peak
-    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-    return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
-
-
 def _memory_child(n: int, days: int, how: str, out: str) -> None:
     """Run `days` days of a town of `n`; print the resident size before tick 0 and at each day's end."""
     cfg = town(n)
     per_day = cfg.ticks_per_day
-    sizes = [_resident_kib()]
+    sizes = [resident_kib()]
     t0 = time.perf_counter()
     if how == "engine":
         from kernel import engine
@@ -278,7 +266,7 @@ def _memory_child(n: int, days: int, how: str, out: str) -> None:
         def tick_done(k: int) -> None:
             done[0] += k
             if done[0] % per_day == 0:
-                sizes.append(_resident_kib())
+                sizes.append(resident_kib())
 
         engine.run_world(cfg, days * per_day, out, progress=tick_done)
     else:
@@ -289,7 +277,7 @@ def _memory_child(n: int, days: int, how: str, out: str) -> None:
                 w, got = world.step(w, t)
                 log.append(t, got)
                 if (t + 1) % per_day == 0:
-                    sizes.append(_resident_kib())
+                    sizes.append(resident_kib())
     print(json.dumps({"kib": sizes, "seconds": time.perf_counter() - t0,
                       "bytes": Path(out).stat().st_size}))
 
