@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from kernel.errors import VillageError
-from kernel.oracle import REGISTRY, RecordingOracle, make
+from kernel.oracle import REGISTRY, make, recording
 from kernel.oracle.base import Oracle
 
 
@@ -75,13 +75,7 @@ def for_run(sc: Any, backend: str, *, workers: int | None = None, address: str |
     except BaseException:
         live.close()
         raise
-    if record_to is None:
-        return live
-    if hasattr(live, "generate_many"):
-        # a pool of Ollama hosts: record its gathered answers in the asks' order
-        from kernel.cluster.pool import RecordingPool
-        return RecordingPool(live, record_to)
-    return RecordingOracle(live, record_to)
+    return live if record_to is None else recording(live, record_to)
 
 
 def describe(oracle: Oracle | None, backend: str) -> str:

@@ -2,8 +2,8 @@
 
 This module owns `PoolOracle`, an `Oracle` whose answers come from N Ray
 actors, each holding its own oracle (with the embedded backend: its own
-llama.cpp model and sentence embedder), and `RecordingPool`, the recording
-oracle for it. It must not change an ask or an answer, decide which calls
+llama.cpp model and sentence embedder); its recording oracle is
+kernel.oracle.record's `RecordingPool`, as any pool's is. It must not change an ask or an answer, decide which calls
 are independent (the round does: `generate_many` is given them), or write
 anything.
 
@@ -37,9 +37,8 @@ import numpy as np
 
 from kernel.cluster.session import ClusterError, ray, unwrap
 from kernel.errors import OracleError
-from kernel.oracle import exemplar
 from kernel.oracle.base import Ask, Gathered, Oracle, OracleUsageError, Said, embed_in_runs
-from kernel.oracle.record import RecordingOracle
+from kernel.oracle.record import RecordingPool, recording
 
 Maker = Callable[[], Oracle]
 
@@ -195,31 +194,6 @@ class PoolOracle(Oracle):
             r.shutdown()
 
 
-class RecordingPool(RecordingOracle):
-    """The recording oracle for a pool: `generate_many` asks the pool together and records in order.
-
-    `inner` is any oracle with `generate_many` (a pool of Ray workers, a pool
-    of Ollama hosts). The records are those `RecordingOracle` makes of the
-    same calls one by one: the pool gathers in the asks' order, and this
-    records in that order.
-    """
-
-    def __init__(self, inner: Oracle, path=None):
-        super().__init__(inner, path)
-        self.gathered = Gathered()
-
-    def generate_many(self, asks: Sequence[Ask]) -> list[Said]:
-        asks = list(asks)
-        return self.gathered.hand_out(self.generate, asks, self.inner.generate_many(asks))
-
-    def _generate(self, ask: Ask) -> Said:
-        said = self.gathered.take(ask)
-        if said is None:
-            return super()._generate(ask)
-        self.records.append(exemplar.generate_record(ask, said, self.backend))
-        return said
-
-
 class LiveMaker:
     """Builds a registered live backend inside a worker, from values the driver resolved.
 
@@ -291,4 +265,4 @@ def start(backend: str, models: Any, workers: int | None = None, *, address: str
             ray().shutdown()
         raise
     pool.owns_ray = started
-    return RecordingPool(pool, record_to) if record_to is not None else pool
+    return recording(pool, record_to) if record_to is not None else pool

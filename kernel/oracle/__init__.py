@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from kernel import config
 from kernel.errors import OracleError
 from kernel.oracle.base import Ask, Cost, Counters, Oracle, OracleLike, OracleUsageError, Said
-from kernel.oracle.record import RecordingOracle
+from kernel.oracle.record import RecordingOracle, RecordingPool, recording
 from kernel.oracle.replay import ReplayOracle, ReplayStopped
 
 if TYPE_CHECKING:
@@ -93,11 +93,13 @@ __all__ = [
     "OracleLike",
     "OracleUsageError",
     "RecordingOracle",
+    "RecordingPool",
     "ReplayOracle",
     "ReplayStopped",
     "Said",
     "backends",
     "make",
+    "recording",
     "register",
 ]
 
@@ -125,7 +127,8 @@ def make(backend: str | None, models_config: Any = None, *,
 
     `models_config` is configs/models.json as loaded by `kernel.config.load("models")`
     (loaded here when None). `replay_from` is the exemplar file a replay reads;
-    `record_to` wraps a live backend in a `RecordingOracle` that `save()`s there.
+    `record_to` wraps a live backend in a recording oracle that `save()`s there (a
+    `RecordingPool` where the backend is a pool, as a list of Ollama hosts is).
     `accept_digest` runs a model whose digest differs from the pinned one.
     """
     if models_config is None:
@@ -146,5 +149,5 @@ def make(backend: str | None, models_config: Any = None, *,
         raise OracleError(f"replay_from is for a backend that reads a recording, not {backend}")
     live: Oracle = b.cls().from_config(models_config, accept_digest=accept_digest)
     if record_to is not None:
-        return RecordingOracle(live, record_to)
+        return recording(live, record_to)
     return live

@@ -11,6 +11,7 @@ the file atomically.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import numpy as np
 
 from kernel.errors import OracleError
 from kernel.oracle import exemplar
-from kernel.oracle.base import Ask, Oracle, Said
+from kernel.oracle.base import Ask, Gathered, Oracle, Said
 
 
 class RecordingOracle(Oracle):
@@ -64,3 +65,34 @@ class RecordingOracle(Oracle):
 
     def close(self) -> None:
         self.inner.close()
+
+
+class RecordingPool(RecordingOracle):
+    """The recording oracle for a pool: `generate_many` asks the pool together and records in order.
+
+    `inner` is any oracle with `generate_many` (a pool of Ray workers, a pool
+    of Ollama hosts). The records are those `RecordingOracle` makes of the
+    same calls one by one: the pool gathers in the asks' order, and this
+    records in that order.
+    """
+
+    def __init__(self, inner: Oracle, path=None):
+        super().__init__(inner, path)
+        self.gathered = Gathered()
+
+    def generate_many(self, asks: Sequence[Ask]) -> list[Said]:
+        asks = list(asks)
+        return self.gathered.hand_out(self.generate, asks, self.inner.generate_many(asks))
+
+    def _generate(self, ask: Ask) -> Said:
+        said = self.gathered.take(ask)
+        if said is None:
+            return super()._generate(ask)
+        self.records.append(exemplar.generate_record(ask, said, self.backend))
+        return said
+
+
+def recording(live: Oracle, path: str | os.PathLike | None = None) -> RecordingOracle:
+    """The recording oracle for `live`: a pool's (`generate_many`, gathered in the asks' order)
+    where `live` is a pool, one call at a time otherwise; both record the same calls."""
+    return RecordingPool(live, path) if hasattr(live, "generate_many") else RecordingOracle(live, path)

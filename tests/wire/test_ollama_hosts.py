@@ -115,6 +115,23 @@ def test_the_hosts_come_from_OLLAMA_HOSTS_then_OLLAMA_HOST_then_the_configs_host
         o.close()
 
 
+def test_a_recording_made_through_a_pool_of_hosts_asks_the_pool_together(monkeypatch,
+                                                                           tmp_path):
+    # what make() gives a sweep's run: the hosts' pool, recorded in the asks' order
+    from kernel.oracle import RecordingOracle, RecordingPool
+
+    cfg = config.thaw(config.load("models").value)
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    monkeypatch.setenv("OLLAMA_HOSTS", "http://10.0.0.1:11434,http://10.0.0.2:11434")
+    pooled = make("ollama", cfg, record_to=tmp_path / "r.json")
+    assert isinstance(pooled, RecordingPool) and isinstance(pooled.inner, OllamaHosts)
+    monkeypatch.setenv("OLLAMA_HOSTS", "http://10.0.0.1:11434")
+    alone = make("ollama", cfg, record_to=tmp_path / "r.json")
+    assert type(alone) is RecordingOracle and not hasattr(alone, "generate_many")
+    for o in (pooled, alone):
+        o.close()
+
+
 @pytest.mark.parametrize("value, why", [("http://a:1,,http://b:1", "none empty"),
                                         ("http://a:1,http://a:1", "twice")])
 def test_an_OLLAMA_HOSTS_with_an_empty_or_repeated_host_is_one_line(monkeypatch, value, why):
