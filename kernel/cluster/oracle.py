@@ -70,7 +70,7 @@ def for_run(sc: Any, backend: str, *, workers: int | None = None, address: str |
     try:
         # The pre-flight, before anything is printed or written: every model the run asks
         # for, at its pinned digest, on every host (the engine asks again, answered from here).
-        for model in (sc.settings.generate_model, sc.settings.embed_model):
+        for model in sc.settings.models:
             live.digest(model)
     except BaseException:
         live.close()

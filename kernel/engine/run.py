@@ -170,7 +170,7 @@ class Engine:
     def preflight(self) -> None:
         """Before tick 0: every model the run will ask for is there, at its pinned digest."""
         if self._reflecting and self.oracle is not None:
-            for model in (self.settings.generate_model, self.settings.embed_model):
+            for model in self.settings.models:
                 self.oracle.digest(model)
 
     def tick(self, tick: int) -> tuple[tuple[ev.Event, ...], TickState]:

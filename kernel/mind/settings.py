@@ -60,6 +60,11 @@ class Settings:
     temperature: float
     digests: tuple[tuple[str, str], ...]   # the digest of each file read, by what it is
 
+    @property
+    def models(self) -> tuple[str, str]:
+        """Every model a run under these settings asks: the pre-flight asks each for its digest."""
+        return (self.generate_model, self.embed_model)
+
     def with_cap(self, cap: int) -> Settings:
         return Settings(**{**{f: getattr(self, f) for f in self.__slots__}, "cap": cap})
 
