@@ -50,6 +50,10 @@ from kernel.seam.plan import NIGHT, plan_schema
 if TYPE_CHECKING:
     from kernel.engine.felt import FeltBook  # annotations only: the engine imports the mind
 
+FEWEST_FELT = 2
+"""A night asks for a plan only from a villager with at least this many rows felt since its
+last night: a group needs two rows."""
+
 
 @dataclass(frozen=True, slots=True)
 class NightSettings:
@@ -195,7 +199,7 @@ def night_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequen
     schema = plan_schema(ns.groups, ns.members)
     for d in villagers:
         ids = set(candidates(book, d.villager, since))
-        if len(ids) < 2:
+        if len(ids) < FEWEST_FELT:
             continue
         rows = [m for m in streams.get(d.villager, ()) if m.id in ids]
         shown = recent(rows, now, ns.shown)

@@ -38,7 +38,7 @@ from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
 from kernel.laws.memory import Memory
 from kernel.log import read_header, verify
-from kernel.mind.night import night_of
+from kernel.mind.night import FEWEST_FELT, night_of
 from kernel.mind.reflect import Round
 from kernel.report import felt as rf
 from kernel.report import plots
@@ -653,7 +653,7 @@ def _nights(sc: Scenario, journal: rf.Journal, g: _Gather,
             elif (night, p.id) in g.plans:
                 plan, reason = "asked", ""
             else:
-                plan, reason = "not asked", "fewer than two rows felt since the last night"
+                plan, reason = "not asked", f"fewer than {FEWEST_FELT} rows felt since the last night"
             k = (night, p.id)
             out.append(NightRow(night, night // tpd + 1, p.id, p.name, plan, reason,
                                 by[(*k, "anchor")],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import jinja2
 
+from kernel.mind.night import FEWEST_FELT
 from kernel.report.day import Day
 
 
@@ -44,7 +45,8 @@ def render(d: Day) -> str:
     return _env().get_template("day.html.j2").render(
         d=d, h=d.header, color=color, row_colors=ROW_COLORS, row_dashes=ROW_DASHES, script_data=script_data,
         person_index={p.id: i for i, p in enumerate(d.header.people)},
-        max_took=max((c.took_s for c in d.calls), default=0) or 1, fading=_fading())
+        max_took=max((c.took_s for c in d.calls), default=0) or 1, fading=_fading(),
+        fewest_felt=FEWEST_FELT)
 
 
 def _fading() -> dict[str, str]:
