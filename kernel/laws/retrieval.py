@@ -48,15 +48,19 @@ def recency(now: int, tick: int, half_life: float) -> float:
     return 0.5 ** ((now - tick) / half_life)
 
 
+def _cos(dot: float, self_square: float, q_norm: float) -> float:
+    """A cosine from exact sums: 0.0 where either vector is zero, clamped to [-1, 1]."""
+    v_norm = math.sqrt(self_square)
+    if v_norm == 0.0 or q_norm == 0.0:
+        return 0.0
+    return max(-1.0, min(1.0, dot / (v_norm * q_norm)))
+
+
 def _exact_cosine(v: np.ndarray, q: np.ndarray, q_norm: float) -> float:
     # every product is one IEEE rounding and fsum is correctly rounded, so this
     # is the same float on every machine, whatever order the terms come in
     v = v.astype(np.float64, copy=False)
-    v_norm = math.sqrt(math.fsum((v * v).tolist()))
-    if v_norm == 0.0 or q_norm == 0.0:
-        return 0.0
-    dot = math.fsum((v * q).tolist())
-    return max(-1.0, min(1.0, dot / (v_norm * q_norm)))
+    return _cos(math.fsum((v * q).tolist()), math.fsum((v * v).tolist()), q_norm)
 
 
 def cosine(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:
@@ -338,16 +342,11 @@ def rank_columns(
     imp_of = (felt_now[candidates].tolist() if felt_now is not None
               else [w / 10 for w in weights[candidates].tolist()])
     half_life = p.half_life
-    sqrt = math.sqrt
     out = []
     for j, i in enumerate(at):
         rec = 0.5 ** ((now - tick_of[j]) / half_life)
         imp = imp_of[j]
-        v_norm = sqrt(selves[j])
-        if v_norm == 0.0 or q_norm == 0.0:
-            rel = 0.0
-        else:
-            rel = max(-1.0, min(1.0, dots[j] / (v_norm * q_norm)))
+        rel = _cos(dots[j], selves[j], q_norm)
         score = w_r * rec + w_i * imp + w_v * rel
         out.append(((-round(score, PLACES), -tick_of[j], id_of[j]), Scored(i, rec, imp, rel, score)))
     out.sort(key=_first)
