@@ -175,15 +175,21 @@ def rank(
     params: Retrieval | Mapping[str, object] = Retrieval(),
     *,
     felt: Sequence[float] | np.ndarray | None = None,
+    columns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    squares: np.ndarray | None = None,
 ) -> tuple[Ranked, ...]:
     """The top k of `rows` at ticks up to `now` for `query`, best first.
 
     `rank_columns` of the rows' ids, ticks and weights, each answer with its
     row: see there for the score and the order. `vectors` is a 2-D float
     array, row i the vector of rows[i]; `felt[i]` what rows[i] is felt at now.
+    A caller ranking the same rows for many queries may hand in their
+    `row_columns` and the vectors' `squares`, worked out once.
     """
     rows = rows if isinstance(rows, Sequence) else tuple(rows)
-    return ranked(rows, rank_columns(now, *row_columns(rows), vectors, query, params, felt=felt))
+    cols = row_columns(rows) if columns is None else columns
+    return ranked(rows, rank_columns(now, *cols, vectors, query, params, felt=felt,
+                                     squares=squares))
 
 
 def row_columns(rows: Sequence[Memory]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

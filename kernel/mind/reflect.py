@@ -210,9 +210,8 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
                     if felt_mode else None)
         for i, q in enumerate(r.questions, start=1):
             s = Statement(index=i, question=q)
-            s.ranked = laws.ranked(rows, laws.rank_columns(now, *columns, mat, qvecs[qi],
-                                                           st.retrieval, felt=now_felt,
-                                                           squares=squares))
+            s.ranked = laws.rank(now, rows, mat, qvecs[qi], st.retrieval, felt=now_felt,
+                                 columns=columns, squares=squares)
             qi += 1
             s.prompt = render(STATEMENT, name=r.name, question=q,
                               memories=[x.memory for x in s.ranked])
