@@ -13,12 +13,11 @@ what an event may hold (kernel.events does) nor read files.
 
 from __future__ import annotations
 
-import dataclasses
-import typing
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from kernel import events as ev
+from kernel.log import encode
 
 Reader = Callable[[dict], "ev.Event"]
 
@@ -28,29 +27,27 @@ class Other(Exception):
 
 
 def _reader(cls: type) -> Reader | None:
-    """A reader for `cls` whose fields are all int, str or tuple[int, ...]; None for any other.
+    """A reader for `cls` whose fields are all int, str or tuple[int, ...] (a kind the log's
+    encoder lays out as plain); None for any other.
 
     It fills the event's slots itself, as the frozen dataclass's `__init__`
     would with the same values and nothing else (these classes have no
     `__post_init__`; a kind that gains one is read by `from_map`).
     """
-    if "__post_init__" in vars(cls) or not hasattr(cls, "__slots__"):
+    layout = encode.PLAIN.get(cls)  # the log's own word on which kinds are plain
+    if layout is None or "__post_init__" in vars(cls) or not hasattr(cls, "__slots__"):
         return None
-    hints = typing.get_type_hints(cls)
-    names = [f.name for f in dataclasses.fields(cls)]
+    names = layout.fields
     lines, sets = [], []
-    for i, n in enumerate(names):
-        t = hints[n]
+    for i, (n, t) in enumerate(zip(names, layout.types, strict=True)):
         v = f"v{i}"
-        if t is int or t is str:
-            lines.append(f"    {v} = d[{n!r}]\n    if type({v}) is not {t.__name__}:\n"
-                         f"        raise Other\n")
-        elif typing.get_origin(t) is tuple and typing.get_args(t) == (int, ...):
+        if t is tuple:
             lines.append(f"    {v} = d[{n!r}]\n    if type({v}) is not list:\n        raise Other\n"
                          f"    for x in {v}:\n        if type(x) is not int:\n            raise Other\n"
                          f"    {v} = tuple({v})\n")
         else:
-            return None
+            lines.append(f"    {v} = d[{n!r}]\n    if type({v}) is not {t.__name__}:\n"
+                         f"        raise Other\n")
         sets.append(f"    set{i}(e, {v})\n")
     # The map holds the kind and every field, and so nothing else, when its length is
     # theirs; a field it lacks raises KeyError, which the frame's reader also takes as Other.
