@@ -13,7 +13,10 @@ Choices, and why:
   counters, the cost list and a recording are those of the same calls made
   one by one: only durations differ.
 - A call goes to whichever worker is free (one call in flight a worker),
-  so a slow answer holds up one worker, not a share of the queue.
+  so a slow answer holds up one worker, not a share of the queue. The
+  scheduling is the oracle base's `fan`, which a pool of Ollama hosts uses
+  too: on an error, every call started is let finish, and the first error
+  in the calls' order is raised.
 - An embedding call is cut into contiguous runs of texts, embedded on
   several workers and joined in order. Both embedders run the model once a
   text, so a vector never depends on its neighbours, and the joined matrix
@@ -29,7 +32,6 @@ from __future__ import annotations
 
 import os
 import socket
-from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -37,7 +39,7 @@ import numpy as np
 
 from kernel.cluster.session import ClusterError, ray, unwrap
 from kernel.errors import OracleError
-from kernel.oracle.base import Ask, Gathered, Oracle, OracleUsageError, Said, embed_in_runs
+from kernel.oracle.base import Ask, Gathered, Oracle, Said, embed_in_runs, fan
 from kernel.oracle.record import RecordingPool, recording
 
 Maker = Callable[[], Oracle]
@@ -140,30 +142,16 @@ class PoolOracle(Oracle):
     def _fan(self, method: str, calls: Sequence[tuple[Any, ...]]) -> list[Any]:
         """Each call's answer, in the calls' order, from whichever worker was free to make it."""
         r = ray()
-        answers: list[Any] = [None] * len(calls)
-        todo = deque(enumerate(calls))
-        free = deque(range(len(self.workers)))
-        running: dict[Any, tuple[int, int]] = {}
-        while todo or running:
-            while todo and free:
-                w = free.popleft()
-                i, args = todo.popleft()
-                running[getattr(self.workers[w], method).remote(*args)] = (i, w)
-            done, _ = r.wait(list(running), num_returns=1)
-            for ref in done:
-                i, w = running.pop(ref)
-                answers[i] = self._gather([ref])[0]
-                free.append(w)
-        return answers
+        return fan(calls, len(self.workers),
+                   lambda w, args: getattr(self.workers[w], method).remote(*args),
+                   lambda refs: r.wait(refs, num_returns=1)[0],
+                   lambda ref: self._gather([ref])[0])
 
     # -- the calls ----------------------------------------------------------------
 
     def generate_many(self, asks: Sequence[Ask]) -> list[Said]:
         """Every ask answered, the answers in the asks' order, counted as if asked one by one."""
-        asks = list(asks)
-        for i, a in enumerate(asks):
-            if not isinstance(a, Ask):
-                raise OracleUsageError(f"Expected asks[{i}] to be an Ask but got {a!r:.80}")
+        asks = self.gathered.check(asks)
         return self.gathered.hand_out(self.generate, asks,
                                       self._fan("generate", [(a,) for a in asks]))
 

@@ -14,10 +14,10 @@ import hashlib
 import json
 import math
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -301,6 +301,39 @@ def embed_in_runs(texts: list[str], workers: int, fan, *, what: str
     return vectors, sum(t for _, t, _ in got), sum(n for _, _, n in got)
 
 
+def fan(calls: Sequence[tuple], workers: int, submit: Callable[[int, tuple], Any],
+        wait_some: Callable[[list], Iterable], result: Callable[[Any], Any]) -> list:
+    """Each call's answer, in the calls' order, from whichever of `workers` was free to make it.
+
+    `submit(worker, args)` starts a call and gives a handle, `wait_some(handles)` the handles
+    done, at least one, and `result(handle)` the answer or its error. Every call started is let
+    finish; then the first error, in the calls' order, is raised. What a pool of Ray workers
+    and a pool of Ollama hosts share: only the handles differ.
+    """
+    answers: list[Any] = [None] * len(calls)
+    errors: dict[int, BaseException] = {}
+    todo = deque(enumerate(calls))
+    free = deque(range(workers))
+    running: dict[Any, tuple[int, int]] = {}
+    while todo or running:
+        while todo and free and not errors:
+            w = free.popleft()
+            i, args = todo.popleft()
+            running[submit(w, args)] = (i, w)
+        if not running:
+            break
+        for h in wait_some(list(running)):
+            i, w = running.pop(h)
+            try:
+                answers[i] = result(h)
+            except BaseException as e:  # kept, so the others finish before it is raised
+                errors[i] = e
+            free.append(w)
+    if errors:
+        raise errors[min(errors)]
+    return answers
+
+
 class Gathered:
     """Answers gathered for many asks at once, handed out one by one in the asks' order.
 
@@ -313,6 +346,15 @@ class Gathered:
 
     def __init__(self) -> None:
         self._ready: deque[tuple[Ask, Said]] = deque()
+
+    @staticmethod
+    def check(asks: Sequence[object]) -> list[Ask]:
+        """The asks of a `generate_many`, each refused in one line unless an Ask."""
+        asks = list(asks)
+        for i, a in enumerate(asks):
+            if not isinstance(a, Ask):
+                raise OracleUsageError(f"Expected asks[{i}] to be an Ask but got {a!r:.80}")
+        return asks
 
     def hand_out(self, generate, asks: Sequence[Ask], saids: Sequence[Said]) -> list[Said]:
         self._ready = deque(zip(asks, saids, strict=True))

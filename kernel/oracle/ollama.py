@@ -26,9 +26,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
 import httpx
@@ -36,7 +35,7 @@ import numpy as np
 import ollama
 
 from kernel.errors import OracleError
-from kernel.oracle.base import Ask, Gathered, Oracle, Said, embed_in_runs
+from kernel.oracle.base import Ask, Gathered, Oracle, Said, embed_in_runs, fan
 
 T = TypeVar("T")
 
@@ -322,35 +321,15 @@ class OllamaHosts(Oracle):
         return [f.result() for f in futures]
 
     def _fan(self, fn: Callable[..., T], calls: Sequence[tuple[Any, ...]]) -> list[T]:
-        """Each call's answer, in the calls' order, from whichever host was free to make it.
-        Every call started is let finish; then the first error, in the calls' order, is raised."""
-        answers: list[Any] = [None] * len(calls)
-        errors: dict[int, BaseException] = {}
-        todo = deque(enumerate(calls))
-        free = deque(range(len(self.hosts)))
-        running: dict[Future, tuple[int, int]] = {}
-        while todo or running:
-            while todo and free and not errors:
-                w = free.popleft()
-                i, args = todo.popleft()
-                running[self._pool.submit(fn, self.hosts[w], *args)] = (i, w)
-            if not running:
-                break
-            done, _ = wait(list(running), return_when=FIRST_COMPLETED)
-            for f in done:
-                i, w = running.pop(f)
-                try:
-                    answers[i] = f.result()
-                except BaseException as e:  # kept, so the others finish before it is raised
-                    errors[i] = e
-                free.append(w)
-        if errors:
-            raise errors[min(errors)]
-        return answers
+        """Each call's answer, in the calls' order, from whichever host was free to make it."""
+        return fan(calls, len(self.hosts),
+                   lambda w, args: self._pool.submit(fn, self.hosts[w], *args),
+                   lambda fs: wait(fs, return_when=FIRST_COMPLETED)[0],
+                   lambda f: f.result())
 
     def generate_many(self, asks: Sequence[Ask]) -> list[Said]:
         """Every ask answered, the answers in the asks' order, counted as if asked one by one."""
-        asks = list(asks)
+        asks = self.gathered.check(asks)
         return self.gathered.hand_out(
             self.generate, asks, self._fan(lambda h, a: h.generate(a), [(a,) for a in asks]))
 
