@@ -43,13 +43,13 @@ class ScriptedOracle(Oracle):
         super().__init__()
         self.answers = list(answers)
         self.dim = dim
-        self._digest = digest
+        self._scripted_digest = digest
         self.took_ns = took_ns
         self.asked: list[Ask] = []
         self.embedded: list[tuple[str, tuple[str, ...]]] = []
 
-    def digest(self, model: str) -> str:
-        return self._digest
+    def _digest(self, model: str) -> str:
+        return self._scripted_digest
 
     def _generate(self, ask: Ask) -> Said:
         i = len(self.asked)
@@ -66,7 +66,7 @@ class ScriptedOracle(Oracle):
             raise OracleError(f"answer {i + 1} of the script is neither text nor a Said: {a!r}")
         return Said(text=a, done_reason="stop", tokens_in=len(ask.prompt) // 4,
                     tokens_out=max(1, len(a.encode("utf-8")) // 4), took_ns=self.took_ns,
-                    load_ns=0, model=ask.model, digest=self._digest)
+                    load_ns=0, model=ask.model, digest=self._scripted_digest)
 
     def _embed(self, model: str, texts: list[str], purpose: str) -> tuple[np.ndarray, int, int]:
         self.embedded.append((model, tuple(texts)))

@@ -48,7 +48,7 @@ def for_run(sc: Any, backend: str, *, workers: int | None = None, address: str |
             raise VillageError(f"{flag} shares a live model's calls among workers, and "
                                f"--oracle {backend} reads them off a recording, in order, in one "
                                f"process: drop {flag}, or use --oracle llamacpp")
-        if backend == "ollama":
+        if b.pools_itself:
             raise VillageError(f"with --oracle ollama the pool is the Ollama hosts, not Ray "
                                f"workers: drop {flag} and list the hosts in ollama.hosts of "
                                f"configs/models.json or in OLLAMA_HOSTS (comma-separated)")
@@ -69,7 +69,8 @@ def for_run(sc: Any, backend: str, *, workers: int | None = None, address: str |
     live = make(backend, sc.models, accept_digest=accept_digest)
     try:
         # The pre-flight, before anything is printed or written: every model the run asks
-        # for, at its pinned digest, on every host (the engine asks again, answered from here).
+        # for, at its pinned digest, on every host. The oracle keeps each digest it proves,
+        # so the engine's pre-flight is answered from here and no server is asked twice.
         for model in sc.settings.models:
             live.digest(model)
     except BaseException:

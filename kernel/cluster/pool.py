@@ -3,9 +3,10 @@
 This module owns `PoolOracle`, an `Oracle` whose answers come from N Ray
 actors, each holding its own oracle (with the embedded backend: its own
 llama.cpp model and sentence embedder); its recording oracle is
-kernel.oracle.record's `RecordingPool`, as any pool's is. It must not change an ask or an answer, decide which calls
-are independent (the round does: `generate_many` is given them), or write
-anything.
+kernel.oracle.record's `RecordingPool`, as any pool's is. It must not change
+an ask or an answer, count one (the oracle base does, once for every
+backend), decide which calls are independent (the round does:
+`generate_many` is given them), or write anything.
 
 Choices, and why:
 - Answers are gathered by the index of their ask, never by arrival, and
@@ -14,7 +15,7 @@ Choices, and why:
   one by one: only durations differ.
 - A call goes to whichever worker is free (one call in flight a worker),
   so a slow answer holds up one worker, not a share of the queue. The
-  scheduling is the oracle base's `fan`, which a pool of Ollama hosts uses
+  scheduling is kernel.oracle.fanout's `fan`, which a pool of Ollama hosts uses
   too: on an error, every call started is let finish, and the first error
   in the calls' order is raised.
 - An embedding call is cut into contiguous runs of texts, embedded on
@@ -39,11 +40,11 @@ import numpy as np
 
 from kernel.cluster.session import ClusterError, ray, unwrap
 from kernel.errors import OracleError
-from kernel.oracle.base import Ask, Gathered, Oracle, Said, embed_in_runs, fan
+from kernel.oracle.base import Ask, Oracle, Said
+from kernel.oracle.fanout import embed_in_runs, fan
 from kernel.oracle.record import RecordingPool, recording
 
 Maker = Callable[[], Oracle]
-
 
 
 class Worker:
@@ -83,6 +84,8 @@ class PoolOracle(Oracle):
     without it). Connect to Ray first (`kernel.cluster.connect`).
     """
 
+    together = True
+
     def __init__(self, maker: Maker, workers: int, *, models: Sequence[str], backend: str,
                  cpus_per_worker: float = 1, max_restarts: int = 3):
         super().__init__()
@@ -96,8 +99,6 @@ class PoolOracle(Oracle):
         actor = r.remote(Worker).options(num_cpus=cpus_per_worker, max_restarts=max_restarts,
                                          max_task_retries=max_restarts)
         self.workers = [actor.remote(maker) for _ in range(workers)]
-        self._digests: dict[str, str] = {}
-        self.gathered = Gathered()
         self.owns_ray = False
         try:
             self.where = self._gather([w.where.remote() for w in self.workers])
@@ -119,16 +120,15 @@ class PoolOracle(Oracle):
                         f"worker 0 ({self._at(0)}) has {first[:16] or '(none)'}, worker {i} "
                         f"({self._at(i)}) has {d[m][:16] or '(none)'}; install the same model "
                         f"files on every machine")
-            self._digests[m] = first
+            self._proven[m] = first     # proven for the pool: the base answers from it
 
     def _at(self, i: int) -> str:
         host, pid = self.where[i]
         return f"{host} pid {pid}"
 
-    def digest(self, model: str) -> str:
-        if model not in self._digests:
-            self._check_digests([model])
-        return self._digests[model]
+    def _digest(self, model: str) -> str:
+        self._check_digests([model])
+        return self._proven[model]
 
     # -- gathering --------------------------------------------------------------
 
@@ -149,24 +149,16 @@ class PoolOracle(Oracle):
 
     # -- the calls ----------------------------------------------------------------
 
-    def generate_many(self, asks: Sequence[Ask]) -> list[Said]:
-        """Every ask answered, the answers in the asks' order, counted as if asked one by one."""
-        asks = self.gathered.check(asks)
-        return self.gathered.hand_out(self.generate, asks,
-                                      self._fan("generate", [(a,) for a in asks]))
+    def _generate_many(self, asks: list[Ask]) -> list[Said]:
+        return self._fan("generate", [(a,) for a in asks])
 
     def _generate(self, ask: Ask) -> Said:
-        said = self.gathered.take(ask)
-        return said if said is not None else self._fan("generate", [(ask,)])[0]
+        return self._generate_many([ask])[0]
 
     def _embed(self, model: str, texts: list[str], purpose: str) -> tuple[np.ndarray, int, int]:
         return embed_in_runs(texts, len(self.workers),
                              lambda runs: self._fan("embed", [(model, r, purpose) for r in runs]),
                              what=f"the {purpose} call to {model}")
-
-    def pids(self) -> list[int]:
-        """Each worker's process id, in worker order (a restarted worker's new one)."""
-        return [pid for _, pid in self._gather([w.where.remote() for w in self.workers])]
 
     def close(self) -> None:
         """Let the workers go (and a local Ray this pool's `start` began). Safe to call twice."""

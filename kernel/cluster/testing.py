@@ -43,7 +43,7 @@ class Recalled(Oracle):
         doc = exemplar.load(Path(recording))
         self.backend = backend or doc["backend"]
         mine = None if digest is None else digest.replace("{pid}", str(os.getpid()))
-        self._digests = {m: (mine if mine is not None else v["digest"])
+        self._recorded = {m: (mine if mine is not None else v["digest"])
                          for m, v in doc["models"].items()}
         self._answers: dict[tuple[Any, ...], Said] = {}
         self._vectors: dict[tuple[str, str], np.ndarray] = {}
@@ -63,8 +63,8 @@ class Recalled(Oracle):
         if self.jitter > 0:
             time.sleep(self._rng.random() * self.jitter)
 
-    def digest(self, model: str) -> str:
-        return self._digests.get(model, "")
+    def _digest(self, model: str) -> str:
+        return self._recorded.get(model, "")
 
     def _generate(self, ask: Ask) -> Said:
         self._wait()

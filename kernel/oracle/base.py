@@ -1,11 +1,14 @@
 """The oracle interface: what a call asks (`Ask`), what a model said (`Said`), and the counting.
 
-An oracle answers two questions: `generate(ask) -> Said` and
-`embed(model, texts) -> float32 array`. This module owns those values and the
-`Oracle` base class, which checks arguments, counts calls, embeddings and
-model changes, and keeps a cost list, so that every backend (replay, Ollama,
-llama.cpp, recording, the scripted double) counts the same way. It must not
-parse an answer (that is `kernel.seam.shaped`) or know about villagers.
+An oracle answers `generate(ask) -> Said`, `generate_many(asks) -> [Said]`
+(independent asks, answered in their order) and `embed(model, texts) ->
+float32 array`, and says `digest(model)`. This module owns those values and
+the `Oracle` base class, which checks arguments, counts calls, embeddings and
+model changes, keeps a cost list and each model's proven digest, so that every
+backend (replay, Ollama, llama.cpp, a pool, recording, the scripted double)
+counts the same way, and many asks are counted once, as one by one. It must
+not parse an answer (that is `kernel.seam.shaped`), schedule a pool's workers
+(that is `kernel.oracle.fanout`) or know about villagers.
 """
 
 from __future__ import annotations
@@ -13,11 +16,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -128,13 +129,6 @@ class Counters:
     model_changes: int
 
 
-@runtime_checkable
-class OracleLike(Protocol):
-    def generate(self, ask: Ask) -> Said: ...
-
-    def embed(self, model: str, texts: Sequence[str], *, purpose: str = "embed") -> np.ndarray: ...
-
-
 def texts_sha256(texts: Sequence[str]) -> tuple[str, int]:
     """The sha256 and byte length of texts joined canonically (a compact JSON array, UTF-8)."""
     b = json.dumps(list(texts), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -172,15 +166,18 @@ def _check_answer(ask: Ask, said: Said) -> None:
 
 
 class Oracle:
-    """Base of every oracle: argument checks, counters and costs around a backend's two methods.
+    """Base of every oracle: argument checks, counters, costs and digests around a backend.
 
     Subclasses implement `_generate(ask) -> Said`, `_embed(model, texts,
-    purpose) -> (vectors, took_ns, tokens_in)` and `digest(model)`, and call
-    `super().__init__()`. The counters count answered calls only: a call that
+    purpose) -> (vectors, took_ns, tokens_in)` and `_digest(model)`, and call
+    `super().__init__()`; a pool also implements `_generate_many(asks)` and
+    sets `together`. The counters count answered calls only: a call that
     raised did not happen, as far as the accounting goes.
     """
 
     backend: str = ""
+    together: bool = False
+    """True where `generate_many` asks its asks together (a pool), not one after another."""
 
     def __init__(self) -> None:
         self.calls = 0
@@ -188,17 +185,23 @@ class Oracle:
         self.model_changes = 0
         self.costs: list[Cost] = []
         self._resident: str | None = None
+        self._proven: dict[str, str] = {}
 
     # -- what a backend implements ------------------------------------------
 
     def _generate(self, ask: Ask) -> Said:
         raise NotImplementedError
 
+    def _generate_many(self, asks: list[Ask]) -> Iterable[Said]:
+        """The answers to `asks`, in their order. By default each ask is put only once the one
+        before it is answered and counted, which is `generate` in a loop; a pool answers them
+        together and gives them all at once."""
+        return map(self._generate, asks)
+
     def _embed(self, model: str, texts: list[str], purpose: str) -> tuple[np.ndarray, int, int]:
         raise NotImplementedError
 
-    def digest(self, model: str) -> str:
-        """The pinned digest of `model` on this backend (what a recording labels it with)."""
+    def _digest(self, model: str) -> str:
         raise NotImplementedError
 
     # -- the interface -------------------------------------------------------
@@ -206,7 +209,19 @@ class Oracle:
     def generate(self, ask: Ask) -> Said:
         if not isinstance(ask, Ask):
             raise OracleUsageError(f"Expected an Ask but got {ask!r:.80}")
-        said = self._generate(ask)
+        return self._answered(ask, self._generate(ask))
+
+    def generate_many(self, asks: Sequence[Ask]) -> list[Said]:
+        """Every ask answered, the answers in the asks' order, each checked, counted, costed
+        (and recorded) as if asked alone: together where the backend can, else one by one."""
+        asks = list(asks)
+        for i, a in enumerate(asks):
+            if not isinstance(a, Ask):
+                raise OracleUsageError(f"Expected asks[{i}] to be an Ask but got {a!r:.80}")
+        return [self._answered(a, said)
+                for a, said in zip(asks, self._generate_many(asks), strict=True)]
+
+    def _answered(self, ask: Ask, said: Said) -> Said:
         _check_answer(ask, said)
         self._count(ask.model)
         self.calls += 1
@@ -230,6 +245,17 @@ class Oracle:
         self.embeddings += len(texts)
         self.costs.append(Cost("embed", purpose, model, took_ns, tokens, 0))
         return vectors
+
+    def digest(self, model: str) -> str:
+        """The pinned digest of `model` on this backend (what a recording labels it with).
+
+        Proven once: the backend is asked the first time (a server's model list, a
+        file's sha256, every worker of a pool), and a refusal is raised then; every later
+        ask is answered from here, so a run's pre-flight is the one time it is asked.
+        """
+        if model not in self._proven:
+            self._proven[model] = self._digest(model)
+        return self._proven[model]
 
     def counters(self) -> Counters:
         return Counters(self.calls, self.embeddings, self.model_changes)
@@ -259,114 +285,3 @@ def file_sha256(path: Path) -> str:
                 h.update(chunk)
         _SHA[key] = h.hexdigest()
     return _SHA[key]
-
-
-# --- many asks at once ----------------------------------------------------------------------
-# A pool (Ray workers, Ollama hosts) answers a group's asks together. What every pool shares
-# lives here: how an embedding call is cut across workers, and how answers gathered in the
-# asks' order are handed out one by one, so each is counted, costed and recorded as if it
-# had been asked alone.
-
-# An embedding call of at least MIN_CHUNK texts is cut into CHUNKS_PER_WORKER runs a worker,
-# so a worker that finishes early takes another; a smaller one goes to one worker whole,
-# since shipping it costs more than it saves.
-MIN_CHUNK = 8
-CHUNKS_PER_WORKER = 4
-
-
-def chunks(n: int, parts: int) -> list[tuple[int, int]]:
-    """`n` items cut into at most `parts` contiguous runs of near-equal size, as (start, stop)."""
-    parts = max(1, min(parts, n))
-    size, extra = divmod(n, parts)
-    out, at = [], 0
-    for i in range(parts):
-        step = size + (1 if i < extra else 0)
-        out.append((at, at + step))
-        at += step
-    return out
-
-
-def embed_in_runs(texts: list[str], workers: int, fan, *, what: str
-                  ) -> tuple[np.ndarray, int, int]:
-    """One embedding call answered in runs of `texts` by `fan(runs)` -> [(vectors, ns, tokens)]
-    in the runs' order; the vectors joined in the texts' order, the time and tokens summed as
-    one worker's call would report them. `what` names the call in the error of mixed widths."""
-    parts = workers * CHUNKS_PER_WORKER if len(texts) >= MIN_CHUNK else 1
-    got = fan([texts[a:b] for a, b in chunks(len(texts), parts)])
-    widths = {np.shape(v)[1] for v, _, _ in got}
-    if len(widths) != 1:
-        raise OracleError(f"the workers answered {what} with vectors of {len(widths)} widths "
-                          f"({sorted(widths)})")
-    vectors = np.concatenate([np.asarray(v, dtype=np.float32) for v, _, _ in got], axis=0)
-    return vectors, sum(t for _, t, _ in got), sum(n for _, _, n in got)
-
-
-def fan(calls: Sequence[tuple], workers: int, submit: Callable[[int, tuple], Any],
-        wait_some: Callable[[list], Iterable], result: Callable[[Any], Any]) -> list:
-    """Each call's answer, in the calls' order, from whichever of `workers` was free to make it.
-
-    `submit(worker, args)` starts a call and gives a handle, `wait_some(handles)` the handles
-    done, at least one, and `result(handle)` the answer or its error. Every call started is let
-    finish; then the first error, in the calls' order, is raised. What a pool of Ray workers
-    and a pool of Ollama hosts share: only the handles differ.
-    """
-    answers: list[Any] = [None] * len(calls)
-    errors: dict[int, BaseException] = {}
-    todo = deque(enumerate(calls))
-    free = deque(range(workers))
-    running: dict[Any, tuple[int, int]] = {}
-    while todo or running:
-        while todo and free and not errors:
-            w = free.popleft()
-            i, args = todo.popleft()
-            running[submit(w, args)] = (i, w)
-        if not running:
-            break
-        for h in wait_some(list(running)):
-            i, w = running.pop(h)
-            try:
-                answers[i] = result(h)
-            except BaseException as e:  # kept, so the others finish before it is raised
-                errors[i] = e
-            free.append(w)
-    if errors:
-        raise errors[min(errors)]
-    return answers
-
-
-class Gathered:
-    """Answers gathered for many asks at once, handed out one by one in the asks' order.
-
-    A pool's `generate_many` gets every answer first (from whichever worker
-    was free), then calls `hand_out`, which runs each through `generate`, so
-    the counting, the cost and any recording are those of asking one by one;
-    the `_generate` under it calls `take` first, which gives the gathered
-    answer of exactly that ask, or None when nothing was gathered.
-    """
-
-    def __init__(self) -> None:
-        self._ready: deque[tuple[Ask, Said]] = deque()
-
-    @staticmethod
-    def check(asks: Sequence[object]) -> list[Ask]:
-        """The asks of a `generate_many`, each refused in one line unless an Ask."""
-        asks = list(asks)
-        for i, a in enumerate(asks):
-            if not isinstance(a, Ask):
-                raise OracleUsageError(f"Expected asks[{i}] to be an Ask but got {a!r:.80}")
-        return asks
-
-    def hand_out(self, generate, asks: Sequence[Ask], saids: Sequence[Said]) -> list[Said]:
-        self._ready = deque(zip(asks, saids, strict=True))
-        try:
-            return [generate(a) for a in asks]
-        finally:
-            self._ready.clear()
-
-    def take(self, ask: Ask) -> Said | None:
-        if not self._ready:
-            return None
-        asked, said = self._ready.popleft()
-        if asked is not ask:
-            raise OracleUsageError("the pool's gathered answers were taken out of order")
-        return said

@@ -172,7 +172,7 @@ class LlamaCppOracle(Oracle):
         kw.setdefault("context", cfg["context"])
         return cls(sha256=lc["sha256"], models=models, accept_digest=accept_digest, **kw)
 
-    def digest(self, model: str) -> str:
+    def _digest(self, model: str) -> str:
         self._use(model, self.models.get(model) or "generate")
         return self.sha256
 
@@ -277,3 +277,20 @@ class EmbeddedOracle(Composed):
                               f"sentence embedder answers only to {', '.join(sorted(answered))}")
         return cls(LlamaCppOracle.from_config(cfg, accept_digest=accept_digest),
                    MiniLMOracle.from_config(emb, accept_digest=accept_digest))
+
+    @classmethod
+    def embedder(cls, model: str | None, *, accept_digest: bool = False) -> tuple[Oracle, str]:
+        """What `village embed` asks, and the model: the sentence embedder (configs/embedder.json's
+        `embed` when `model` is None), or SmolLM2 mean-pooled where `model` names that model."""
+        from kernel import config
+        from kernel.oracle.minilm import MiniLMOracle
+
+        emb = config.load("embedder")
+        if model is None or model in emb["minilm"]["models"]:
+            return MiniLMOracle.from_config(emb, accept_digest=accept_digest), model or emb["embed"]
+        models = config.load("models")
+        old = {k for k, v in models["llamacpp"]["models"].items() if v["use"] == "embed"}
+        if model in old:
+            return LlamaCppOracle.from_config(models, accept_digest=accept_digest), model
+        named = ", ".join(sorted({*emb["minilm"]["models"], *old}))
+        raise OracleError(f"the embedded backend has no model {model} to embed with: it has {named}")

@@ -189,7 +189,7 @@ class MiniLMOracle(Oracle):
                    dim=block["dim"], max_tokens=block["max_tokens"],
                    accept_digest=accept_digest, **kw)
 
-    def digest(self, model: str) -> str:
+    def _digest(self, model: str) -> str:
         """The sha256 of model.onnx; the tokenizer is pinned beside it and checked as strictly."""
         self._use(model)
         return self.sha256
@@ -296,7 +296,7 @@ class Composed(Oracle):
     def _embed(self, model: str, texts: list[str], purpose: str) -> tuple[np.ndarray, int, int]:
         return self._embedding(model)._embed(model, texts, purpose)
 
-    def digest(self, model: str) -> str:
+    def _digest(self, model: str) -> str:
         if model in getattr(self.embedder, "models", ()):
             return self.embedder.digest(model)
         return self.generator.digest(model)

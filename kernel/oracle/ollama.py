@@ -35,7 +35,8 @@ import numpy as np
 import ollama
 
 from kernel.errors import OracleError
-from kernel.oracle.base import Ask, Gathered, Oracle, Said, embed_in_runs, fan
+from kernel.oracle.base import Ask, Oracle, Said
+from kernel.oracle.fanout import embed_in_runs, fan
 
 T = TypeVar("T")
 
@@ -95,7 +96,6 @@ class OllamaOracle(Oracle):
             raise OracleError(f"{where} {self.host!r} is not a URL this client can reach "
                               f"({_one_line(str(e))}): set it like http://127.0.0.1:11434") from None
         self._served: dict[str, str] | None = None   # ollama name -> digest, from /api/tags
-        self._digests: dict[str, str] = {}           # logical name -> digest checked
 
     @classmethod
     def from_config(cls, cfg: Any, *, accept_digest: bool = False,
@@ -118,6 +118,15 @@ class OllamaOracle(Oracle):
         return OllamaHosts([cls(host=h, models=models, accept_digest=accept_digest, **kw)
                             for h in hosts])
 
+    @classmethod
+    def embedder(cls, model: str | None, *, accept_digest: bool = False
+                 ) -> tuple[OllamaOracle | OllamaHosts, str]:
+        """What `village embed` asks, and the model (configs/models.json's `embed` when None)."""
+        from kernel import config
+
+        models = config.load("models")
+        return cls.from_config(models, accept_digest=accept_digest), model or models["embed"]
+
     # -- names and digests -------------------------------------------------------
 
     def _name(self, model: str) -> str:
@@ -126,10 +135,8 @@ class OllamaOracle(Oracle):
     def _not_pulled(self, name: str) -> OracleError:
         return OracleError(f"model {name} is not pulled on {self.host}: run `ollama pull {name}`")
 
-    def digest(self, model: str) -> str:
-        """The server's digest of `model`, checked against the pin (once per model)."""
-        if model in self._digests:
-            return self._digests[model]
+    def _digest(self, model: str) -> str:
+        """The server's digest of `model`, checked against the pin (the base keeps it)."""
         name, pinned = self.models.get(model, (model, None))
         if self._served is None:
             listed = self._call("list models", name, self.client.list)
@@ -157,7 +164,6 @@ class OllamaOracle(Oracle):
                 raise OracleError(f"model {name} on {self.host} is at digest {have[:16]}, and "
                                   f"configs/models.json pins {pinned[:16]}: it is another model; "
                                   f"pull the pinned one, or accept this one (accept_digest)")
-        self._digests[model] = have
         return have
 
     # -- the wire ----------------------------------------------------------------
@@ -286,6 +292,7 @@ class OllamaHosts(Oracle):
     """
 
     backend = "ollama"
+    together = True
 
     def __init__(self, hosts: Sequence[OllamaOracle]):
         super().__init__()
@@ -293,15 +300,11 @@ class OllamaHosts(Oracle):
         if len(self.hosts) < 1:
             raise OracleError("an Ollama pool needs at least one host")
         self.host = ",".join(h.host for h in self.hosts)
-        self._digests: dict[str, str] = {}
-        self.gathered = Gathered()
         self._pool = ThreadPoolExecutor(max_workers=len(self.hosts),
                                         thread_name_prefix="ollama-host")
 
-    def digest(self, model: str) -> str:
+    def _digest(self, model: str) -> str:
         """Every host's digest of `model` (each checked against the pin); the one they share."""
-        if model in self._digests:
-            return self._digests[model]
         got = self._each(lambda h: h.digest(model))
         first = got[0]
         for h, d in zip(self.hosts[1:], got[1:], strict=True):
@@ -311,7 +314,6 @@ class OllamaHosts(Oracle):
                     f"has {self.hosts[0]._name(model)} at {d[:16]}, where {self.hosts[0].host} "
                     f"has it at {first[:16]}: refused before tick 0; pull the same model on "
                     f"every host, or leave {h.host} out")
-        self._digests[model] = first
         return first
 
     def _each(self, fn: Callable[[OllamaOracle], T]) -> list[T]:
@@ -327,15 +329,11 @@ class OllamaHosts(Oracle):
                    lambda fs: wait(fs, return_when=FIRST_COMPLETED)[0],
                    lambda f: f.result())
 
-    def generate_many(self, asks: Sequence[Ask]) -> list[Said]:
-        """Every ask answered, the answers in the asks' order, counted as if asked one by one."""
-        asks = self.gathered.check(asks)
-        return self.gathered.hand_out(
-            self.generate, asks, self._fan(lambda h, a: h.generate(a), [(a,) for a in asks]))
+    def _generate_many(self, asks: list[Ask]) -> list[Said]:
+        return self._fan(lambda h, a: h.generate(a), [(a,) for a in asks])
 
     def _generate(self, ask: Ask) -> Said:
-        said = self.gathered.take(ask)
-        return said if said is not None else self._fan(lambda h, a: h.generate(a), [(ask,)])[0]
+        return self._generate_many([ask])[0]
 
     def _embed(self, model: str, texts: list[str], purpose: str) -> tuple[np.ndarray, int, int]:
         def one(h: OllamaOracle, part: list[str]) -> tuple[np.ndarray, int, int]:

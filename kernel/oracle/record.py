@@ -11,7 +11,6 @@ the file atomically.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ import numpy as np
 
 from kernel.errors import OracleError
 from kernel.oracle import exemplar
-from kernel.oracle.base import Ask, Gathered, Oracle, Said
+from kernel.oracle.base import Ask, Oracle, Said
 
 
 class RecordingOracle(Oracle):
@@ -34,7 +33,7 @@ class RecordingOracle(Oracle):
         self.path = None if path is None else Path(path)
         self.records: list[dict[str, Any]] = []
 
-    def digest(self, model: str) -> str:
+    def _digest(self, model: str) -> str:
         return self.inner.digest(model)
 
     def _generate(self, ask: Ask) -> Said:
@@ -70,29 +69,24 @@ class RecordingOracle(Oracle):
 class RecordingPool(RecordingOracle):
     """The recording oracle for a pool: `generate_many` asks the pool together and records in order.
 
-    `inner` is any oracle with `generate_many` (a pool of Ray workers, a pool
-    of Ollama hosts). The records are those `RecordingOracle` makes of the
-    same calls one by one: the pool gathers in the asks' order, and this
-    records in that order.
+    `inner` is an oracle that answers many asks `together` (a pool of Ray
+    workers, a pool of Ollama hosts). The records are those `RecordingOracle`
+    makes of the same calls one by one: the pool gives its answers in the
+    asks' order, and this records them in that order.
     """
 
-    def __init__(self, inner: Oracle, path=None):
-        super().__init__(inner, path)
-        self.gathered = Gathered()
+    together = True
 
-    def generate_many(self, asks: Sequence[Ask]) -> list[Said]:
-        asks = list(asks)
-        return self.gathered.hand_out(self.generate, asks, self.inner.generate_many(asks))
-
-    def _generate(self, ask: Ask) -> Said:
-        said = self.gathered.take(ask)
-        if said is None:
-            return super()._generate(ask)
-        self.records.append(exemplar.generate_record(ask, said, self.backend))
-        return said
+    def _generate_many(self, asks: list[Ask]) -> list[Said]:
+        saids = self.inner.generate_many(asks)
+        self.records.extend(exemplar.generate_record(a, said, self.backend)
+                            for a, said in zip(asks, saids, strict=True))
+        return saids
 
 
 def recording(live: Oracle, path: str | os.PathLike | None = None) -> RecordingOracle:
-    """The recording oracle for `live`: a pool's (`generate_many`, gathered in the asks' order)
-    where `live` is a pool, one call at a time otherwise; both record the same calls."""
-    return RecordingPool(live, path) if hasattr(live, "generate_many") else RecordingOracle(live, path)
+    """The recording oracle for `live`: a pool's (many asks put together, recorded in the asks'
+    order) where `live` answers `together`, one call at a time otherwise; both record the same
+    calls."""
+    together = isinstance(live, Oracle) and live.together
+    return RecordingPool(live, path) if together else RecordingOracle(live, path)

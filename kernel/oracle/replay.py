@@ -60,7 +60,7 @@ class ReplayOracle(Oracle):
     def unread(self) -> int:
         return len(self._calls) - self.read
 
-    def digest(self, model: str) -> str:
+    def _digest(self, model: str) -> str:
         m = self.doc["models"].get(model)
         return m["digest"] if m else ""
 

@@ -36,7 +36,7 @@ def _without_durations(doc):
 
 
 def test_chunks_cover_every_item_once_in_order():
-    from kernel.oracle.base import chunks
+    from kernel.oracle.fanout import chunks
 
     for n in range(0, 40):
         for parts in range(1, 9):
