@@ -18,6 +18,7 @@ import click
 import numpy as np
 
 from kernel.cli import CONTEXT
+from kernel.oracle import backends, entry
 
 
 def _numbers(v: np.ndarray) -> str:
@@ -27,27 +28,7 @@ def _numbers(v: np.ndarray) -> str:
 
 
 def _embedder(backend: str, model: str | None, accept_digest: bool) -> tuple[Any, str]:
-    from kernel import config
-    from kernel.errors import OracleError
-
-    if backend == "ollama":
-        from kernel.oracle.ollama import OllamaOracle
-
-        models = config.load("models")
-        return OllamaOracle.from_config(models, accept_digest=accept_digest), model or models["embed"]
-    from kernel.oracle.minilm import MiniLMOracle
-
-    emb = config.load("embedder")
-    if model is None or model in emb["minilm"]["models"]:
-        return MiniLMOracle.from_config(emb, accept_digest=accept_digest), model or emb["embed"]
-    models = config.load("models")
-    old = {k for k, v in models["llamacpp"]["models"].items() if v["use"] == "embed"}
-    if model in old:
-        from kernel.oracle.llamacpp import LlamaCppOracle
-
-        return LlamaCppOracle.from_config(models, accept_digest=accept_digest), model
-    named = ", ".join(sorted({*emb["minilm"]["models"], *old}))
-    raise OracleError(f"the embedded backend has no model {model} to embed with: it has {named}")
+    return entry(backend).cls().embedder(model, accept_digest=accept_digest)
 
 
 def _install(wheels: Path | None) -> None:
@@ -65,7 +46,7 @@ def _install(wheels: Path | None) -> None:
 
 
 @click.command("embed", context_settings=CONTEXT)
-@click.option("--oracle", "backend", type=click.Choice(["llamacpp", "ollama"]), default="llamacpp",
+@click.option("--oracle", "backend", type=click.Choice(backends(embeds=True)), default="llamacpp",
               show_default=True, help="Who embeds: the embedded backend, or a local Ollama server.")
 @click.option("--model", default=None,
               help="The model to embed with [default: configs/embedder.json's `embed` for llamacpp, "

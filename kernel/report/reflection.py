@@ -18,7 +18,7 @@ from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
 from kernel.mind.reflect import Reflection, Round, Statement
 from kernel.mind.settings import Settings
-from kernel.oracle import exemplar, make
+from kernel.oracle import entry, exemplar, make
 from kernel.seam import TemplateFile, shipped_templates
 
 
@@ -73,7 +73,7 @@ def settings_view(sc: Scenario) -> SettingsView:
     if sc.settings is None or sc.models is None:
         raise VillageError(f"scenario {sc.name} has nobody who reflects, so no reflection settings")
     m = sc.models.value
-    digest = {"llamacpp": m.llamacpp.sha256}.get(m.backend, "")
+    digest = entry(m.backend).pinned_digest(m)
     return SettingsView(sc.settings, m.backend, digest, shipped_templates(), config.home_line())
 
 
