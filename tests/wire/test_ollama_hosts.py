@@ -58,6 +58,44 @@ def test_two_ollama_hosts_with_one_digest_write_the_bytes_of_one_host(fakes, day
         assert h.bodies("/api/tags") and (h.bodies("/api/generate") or h.bodies("/api/embed"))
 
 
+def test_a_run_asks_each_host_for_its_models_once_however_many_ask_for_a_digest(
+        fakes, day, tmp_path, monkeypatch):
+    # the run's pre-flight proves every digest; the engine's and each call's are answered from it
+    for n in (1, 2):
+        hosts = _hosts(fakes, day, n)
+        r = _run(["--out", str(tmp_path / f"{n}.log")], monkeypatch, hosts)
+        assert r.exit_code == 0, r.output
+        assert [len(h.bodies("/api/tags")) for h in hosts] == [1] * n
+
+
+def test_many_asks_through_a_pool_of_hosts_are_counted_once_as_one_by_one(fakes, day,
+                                                                          monkeypatch):
+    from kernel.oracle import Oracle, exemplar
+    from kernel.oracle.base import Ask
+
+    doc = exemplar.load(day.exemplars)
+    asks = [Ask(c["purpose"], c["model"], exemplar.prompt_bytes(c), exemplar.schema_bytes(c),
+                c["options"]["seed"], c["options"]["temperature"], c["options"]["limit"],
+                c["options"]["context"]) for c in doc["calls"] if c["kind"] == "generate"][:4]
+    cfg = config.thaw(config.load("models").value)
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    made = []
+    for n in (1, 2):
+        monkeypatch.setenv("OLLAMA_HOSTS", ",".join(h.host for h in _hosts(fakes, day, n)))
+        made.append(make("ollama", cfg, accept_digest=True))
+    alone, pool = made
+    try:
+        assert isinstance(pool, OllamaHosts) and pool.together and not alone.together
+        one_by_one = [alone.generate(a) for a in asks]
+        assert [s.text for s in pool.generate_many(asks)] == [s.text for s in one_by_one]
+        assert pool.counters() == alone.counters()
+        assert [c.purpose for c in pool.costs] == [c.purpose for c in alone.costs]
+        assert type(pool).generate_many is Oracle.generate_many
+    finally:
+        for o in made:
+            o.close()
+
+
 def test_a_host_whose_digest_differs_is_refused_before_tick_0_naming_host_model_and_digests(
         fakes, day, tmp_path, monkeypatch):
     good = _hosts(fakes, day, 1)[0]
