@@ -221,11 +221,11 @@ def start(backend: str, models: Any, workers: int | None = None, *, address: str
     """
     from kernel import config
     from kernel.cluster.session import connect, cpus
-    from kernel.oracle import REGISTRY
+    from kernel.oracle import REGISTRY, backends
 
     b = REGISTRY.get(backend)
     if b is None or not b.live:
-        live = ", ".join(sorted(k for k, v in REGISTRY.items() if v.live))
+        live = ", ".join(backends(live=True))
         raise ClusterError(f"a pool is made of live backends ({live}), not {backend!r}: a "
                            f"recording replays in order, in one process")
     value = config.thaw(getattr(models, "value", models))

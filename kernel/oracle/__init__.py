@@ -1,13 +1,16 @@
 """Model edges: the oracles a driver asks, and `make`, which picks one from the config.
 
 This package owns every call to a model: `Ask` and `Said`, the counting base
-`Oracle`, and the backends: `ReplayOracle` (answers from a recording, no
-model at all), `OllamaOracle` (a local server), `EmbeddedOracle` (SmolLM2
-through llama.cpp generates, `LlamaCppOracle`; all-MiniLM-L6-v2 through
-onnxruntime embeds, `MiniLMOracle`) and `RecordingOracle` (wraps a live
-one and writes exemplars). It must not parse answers (`kernel.seam.shaped`
-does), render prompts, or touch the log. The backends with heavy imports
-are loaded on first use, so replay runs where none of them is installed.
+`Oracle` (`base`: one `generate`, one `generate_many`, one `embed` for every
+backend), the pools' scheduling (`fanout`), the registry of backends with what
+each can do (`Backend`, `register`, `entry`), and the backends: `ReplayOracle`
+(answers from a recording, no model at all), `OllamaOracle` (a local server;
+`OllamaHosts`, a pool of them), `EmbeddedOracle` (SmolLM2 through llama.cpp
+generates, `LlamaCppOracle`; all-MiniLM-L6-v2 through onnxruntime embeds,
+`MiniLMOracle`) and `RecordingOracle` (wraps a live one and writes
+exemplars). It must not parse answers (`kernel.seam.shaped` does), render
+prompts, or touch the log. The backends with heavy imports are loaded on
+first use, so replay runs where none of them is installed.
 """
 
 from __future__ import annotations

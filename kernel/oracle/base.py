@@ -214,6 +214,8 @@ class Oracle:
     def generate_many(self, asks: Sequence[Ask]) -> list[Said]:
         """Every ask answered, the answers in the asks' order, each checked, counted, costed
         (and recorded) as if asked alone: together where the backend can, else one by one."""
+        if isinstance(asks, Ask | str | bytes) or not isinstance(asks, Iterable):
+            raise OracleUsageError(f"Expected a list of Asks but got asks={asks!r:.80}")
         asks = list(asks)
         for i, a in enumerate(asks):
             if not isinstance(a, Ask):

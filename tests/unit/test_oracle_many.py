@@ -121,6 +121,12 @@ def test_many_asks_are_refused_naming_the_one_that_is_not_an_ask():
     assert o.counters().calls == 0 and o.asked == []
 
 
+@pytest.mark.parametrize("given", [asks(1)[0], "why?", 3])
+def test_many_asks_are_a_list_of_asks_not_one_ask_or_a_text(given):
+    with pytest.raises(OracleUsageError, match="Expected a list of Asks but got asks="):
+        ScriptedOracle(answers()).generate_many(given)
+
+
 def test_an_answer_too_long_among_many_stops_there_with_the_ones_before_it_counted():
     o = Together([answers()[0], "x" * 70_000, answers()[2]])
     with pytest.raises(OracleError, match="more than the 65,536"):
