@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from kernel import events as ev
-from kernel.laws._errors import LawError
+from kernel.laws._errors import LawError, PerceptionError
 from kernel.laws._errors import tick as check_tick
 from kernel.laws.importance import HIGHEST, LOWEST, Importance
 from kernel.laws.memory import Memory
@@ -44,10 +44,6 @@ FIRST_ID = 1
 _row = Memory.trusted
 _alike = Memory.trusted_alike
 _EMPTY: frozenset = frozenset()
-
-
-class PerceptionError(LawError):
-    """The events handed to perception cannot be a frame of one run's log."""
 
 
 class Run(NamedTuple):
