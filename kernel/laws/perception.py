@@ -151,16 +151,6 @@ def start(rules: Importance) -> Perception:
     return Perception(rules=rules, table=_Table(rules))
 
 
-def had_first(state: Perception, villager: int, kind: str, event: str) -> bool:
-    """Whether `villager` already has a row of this kind and event (so no first bonus is due)."""
-    return (kind, event) in state.firsts.get(villager, _EMPTY)
-
-
-def thought_weight_for(state: Perception, villager: int) -> int:
-    """What `villager`'s next thought weighs: the reflection base, plus the bonus if it is the first."""
-    return state.rules.thought().weigh(not had_first(state, villager, "thought", "reflection"))
-
-
 # -- wording ------------------------------------------------------------------
 
 
@@ -525,7 +515,3 @@ def perceive(state: Perception, tick: int, events: Iterable[ev.Event]
 
 _see = _Frame.see
 """An event of a type the table lacks goes the long way, and an unknown kind is refused there."""
-
-
-def names_of(state: Perception) -> Mapping[int, str]:
-    return dict(state.names)
