@@ -22,13 +22,25 @@ def one_line(e: BaseException) -> str:
 
 
 class VillageGroup(click.Group):
-    """A click group that maps every kernel error to one line, once, for every command under it."""
+    """A click group that maps every kernel error to one line, once, for every command under it.
+
+    `says` names what a kind of error means under a group (a subclass's): its
+    line starts with that, then the error's own words.
+    """
+
+    says: tuple[tuple[type[VillageError], str], ...] = ()
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except VillageError as e:
-            raise click.ClickException(one_line(e)) from None
+            raise click.ClickException(self.line(e)) from None
+
+    def line(self, e: VillageError) -> str:
+        for kind, what in self.says:
+            if isinstance(e, kind):
+                return f"{what}: {one_line(e)}"
+        return one_line(e)
 
 
 def _home(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
