@@ -24,6 +24,7 @@ from kernel import laws, report
 from kernel.cli import CONTEXT, VillageGroup
 from kernel.engine import scenario as msc
 from kernel.errors import ReplayMismatch, VillageError
+from kernel.mind.night import FEWEST_FELT
 
 
 def _short(s: str, n: int) -> str:
@@ -39,29 +40,56 @@ def settings_lines(sc: msc.Scenario) -> list[str]:
     view = report.settings_view(sc)
     st, digest = view.settings, view.digest
     w = st.retrieval.weights
+    own = (" (the sentence embedder's own, configs/embedder.json)"
+           if view.embed_digest and view.embed_digest != digest else "")
     out = ["reflect: what a reflection runs under, read out of the files", "",
            f"  the cadence    every {st.every} ticks of a life, counting the founding tick as the first",
            f"  the questions  {st.questions}, asked about the newest {st.recent} memories",
            f"  the depth cap  {st.cap}{' (no cap)' if st.cap == 0 else ''}",
            f"  the retrieval  half-life {st.retrieval.half_life:g}, weights {w[0]:.2f} {w[1]:.2f} {w[2]:.2f}, "
            f"k {st.retrieval.k}",
+           f"                 {_importance_term(st.retrieval.importance, view.valences)}",
            f"  the model      {st.generate_model} on {view.backend}, pinned at {digest[:16]}",
-           f"  the embedding  {st.embed_model} on {view.backend}, pinned at {digest[:16]}",
+           f"  the embedding  {st.embed_model} on {view.backend}, pinned at {view.embed_digest[:16]}{own}",
            f"  the answer     at most {st.limit} tokens, temperature {st.temperature:.2f}, "
            f"context {st.context}, a seed of the tick plus the villager's id",
            "", "  the importance table's row for a thought, off configs/importance.json",
            "  kind     event       base",
            f"  thought  reflection  {st.thought.base:>4}",
            f"  plus {st.thought.first_bonus} for the first thought of a life; no grams band, "
-           f"because no grams move in one", ""]
+           f"because no grams move in one", "", *_night_lines(view), ""]
     for tf in view.templates:
         out.append(f"  configs/{tf.name}, {tf.size} bytes, sha256 {tf.sha256[:16]}")
         out.extend("  " + x for x in _bar(tf.bytes))
         out.append("")
-    out += ["  neither template says which memories may be cited or that a citation has to",
-            "  exist: that is the seam's rule, kept in code (kernel/laws), and in one place",
-            "", f"  {view.home}"]
+    out += ["  no template says which memories may be cited or grouped, or that a citation has",
+            "  to exist: those are the seam's rules and the night's checks, kept in code",
+            "  (kernel/laws, kernel/mind/night.py), each in one place", "", f"  {view.home}"]
     return out
+
+
+def _importance_term(importance: str, valences: bool) -> str:
+    if importance != "felt":
+        return "its importance term is a row's weight / 10"
+    if valences:
+        return "its importance term is a row's felt strength now, off the importance table's valences"
+    return ("its importance term is a row's felt strength now, and the importance table has no "
+            "valences: a round refuses to run")
+
+
+def _night_lines(view: report.SettingsView) -> list[str]:
+    n, st = view.night, view.settings
+    if n is None:
+        return ["  the night      none: the thought settings have no night block"]
+    return ["  the night      at every day's last tick, after its reflections, for each villager "
+            "who reflects:",
+            f"                 a plan call if at least {FEWEST_FELT} of its living rows, thoughts "
+            f"aside, were felt since its last night, showing the newest {n.shown} of them,",
+            f"                 at most {n.groups} groups, each absorbing at most {n.members} rows into "
+            f"its anchor; at most {n.limit} tokens, temperature {st.temperature:.2f}, context "
+            f"{st.context}, a seed of the tick plus the villager's id;",
+            "                 then every living row of its that is not a thought and is stored below "
+            "the forgetting curve for the time since it was last felt is forgotten"]
 
 
 def prompt_lines(sc: msc.Scenario, who: str | None) -> list[str]:

@@ -178,3 +178,50 @@ def test_a_recording_that_does_not_replay_is_one_line_that_says_so(monkeypatch):
     res = invoke("reflect", "settings")
     assert res.exit_code == 1 and res.stderr.splitlines() == [
         "Error: the recording does not replay: replay stopped at call 1 (questions): the prompt differs"]
+
+
+def test_settings_show_the_sentence_embedders_own_pin_felt_retrieval_and_the_night():
+    import json
+    from pathlib import Path
+
+    configs = Path(__file__).resolve().parents[2] / "configs"
+    onnx = json.loads((configs / "embedder.json").read_text())["minilm"]["files"]["model"]["sha256"]
+    gguf = json.loads((configs / "models.json").read_text())["llamacpp"]["sha256"]
+    night = json.loads((configs / "thought.json").read_text())["night"]
+    res = invoke("reflect", "settings")
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    (model,) = [x for x in lines if x.startswith("  the model ")]
+    (embedding,) = [x for x in lines if x.startswith("  the embedding ")]
+    assert model.endswith(f"pinned at {gguf[:16]}")
+    assert f"pinned at {onnx[:16]}" in embedding and gguf[:16] not in embedding
+    assert "its importance term is a row's felt strength now, off the importance table's valences" in lines[6]
+    for want in ("the night      at every day's last tick", f"showing the newest {night['shown']} of them",
+                 f"at most {night['groups']} groups, each absorbing at most {night['members']} rows",
+                 f"at most {night['limit']} tokens", "configs/night-plan.tmpl,"):
+        assert want in res.output, want
+
+
+def test_settings_without_felt_retrieval_or_a_night_say_so(tmp_path):
+    import json
+    import shutil
+    from pathlib import Path
+
+    from kernel import config
+
+    repo = Path(__file__).resolve().parents[2]
+    home = tmp_path / "home"
+    shutil.copytree(repo / "configs", home / "configs")
+    shutil.copytree(repo / "fixtures" / "day-of-three", home / "fixtures" / "day-of-three")
+    t = json.loads((home / "configs" / "thought.json").read_text())
+    del t["night"]
+    t["retrieval"]["importance"] = "weight"
+    (home / "configs" / "thought.json").write_text(json.dumps(t))
+    try:
+        res = invoke("--home", str(home), "reflect", "settings")
+    finally:
+        config.set_home(None)
+    assert res.exit_code == 0, res.output
+    assert "its importance term is a row's weight / 10" in res.output
+    assert "the night      none: the thought settings have no night block" in res.output
+    assert "night-plan.tmpl" not in res.output
