@@ -157,15 +157,17 @@ class WentOutOfSight(Event):
 class Answered(Event):
     """A model's answer to one call, beside the sha256 of the exact prompt bytes.
 
-    Durations and token counts are not here: they belong to exemplars, so a
-    recorded run and its replay are the same bytes.
+    The call is a reflection's (purpose "questions", then "statement" once per
+    question) or a night's plan (purpose "night", index 0). Durations and
+    token counts are not here: they belong to exemplars, so a recorded run and
+    its replay are the same bytes.
     """
 
     kind: ClassVar[str] = "answered"
     concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
     villager: int
-    purpose: str          # "questions" or "statement"
-    index: int            # 0 for the questions call; the question's number for a statement
+    purpose: str          # "questions", "statement" or "night"
+    index: int            # 0 for the questions call and a night's plan; a statement's question number
     model: str
     digest: str
     seed: int

@@ -22,13 +22,25 @@ def one_line(e: BaseException) -> str:
 
 
 class VillageGroup(click.Group):
-    """A click group that maps every kernel error to one line, once, for every command under it."""
+    """A click group that maps every kernel error to one line, once, for every command under it.
+
+    `says` names what a kind of error means under a group (a subclass's): its
+    line starts with that, then the error's own words.
+    """
+
+    says: tuple[tuple[type[VillageError], str], ...] = ()
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except VillageError as e:
-            raise click.ClickException(one_line(e)) from None
+            raise click.ClickException(self.line(e)) from None
+
+    def line(self, e: VillageError) -> str:
+        for kind, what in self.says:
+            if isinstance(e, kind):
+                return f"{what}: {one_line(e)}"
+        return one_line(e)
 
 
 def _home(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -69,16 +81,16 @@ def _register() -> None:
         fork_cmd,
         init_cmd,
         log_cmd,
-        mind_cmd,
         plot_cmd,
         reflect_cmd,
         report_cmd,
+        run_cmd,
         store_cmd,
         sweep_cmd,
         world_cmd,
     )
 
-    for mod in (init_cmd, log_cmd, world_cmd, store_cmd, mind_cmd, reflect_cmd, embed_cmd, diff_cmd,
+    for mod in (init_cmd, log_cmd, world_cmd, store_cmd, run_cmd, reflect_cmd, embed_cmd, diff_cmd,
                 report_cmd, plot_cmd, fork_cmd, sweep_cmd):
         for c in getattr(mod, "COMMANDS", ()):
             main.add_command(c)

@@ -1,26 +1,30 @@
-"""`village reflect --mode ...`: what one reflection runs under, sees, says and is refused.
+"""`village reflect SUBCOMMAND`: what one reflection runs under, sees, says and is refused.
 
-Every mode reads the files and replays the committed recording; none calls
-a model. settings prints every number and both templates; prompt the
-questions prompt against the recording's bytes; reflect the ranking, the
-statement and the seam's verdict per question; refuse the seam meeting
-three broken copies of an accepted statement; chain the multi-day
-recording replayed under the depth cap; night each night's plan, checks
-and what it absorbed and forgot; felt one villager's felt strengths.
+This module owns the reflect group: one subcommand a view, each with only
+the options it reads, and `--mode X` kept as an alias of the subcommand X
+for one release. It parses and renders: the views' data come from
+kernel.report, which replays the committed recording; nothing here calls a
+model, runs the engine or maps an error to its line (kernel.cli does).
+settings prints every number and the templates; prompt the questions prompt
+against the recording's bytes; reflect the ranking, the statement and the
+seam's verdict per question; refuse the seam meeting three broken copies of
+an accepted statement; chain the multi-day recording replayed under the
+depth cap; night each night's plan, checks and what it absorbed and forgot;
+felt one villager's felt strengths.
 """
 
 from __future__ import annotations
 
+import inspect
 import sys
 
 import click
 
 from kernel import laws, report
-from kernel.cli import CONTEXT
+from kernel.cli import CONTEXT, VillageGroup
 from kernel.engine import scenario as msc
 from kernel.errors import ReplayMismatch, VillageError
-
-MODES = ("settings", "prompt", "reflect", "refuse", "chain", "night", "felt")
+from kernel.mind.night import FEWEST_FELT
 
 
 def _short(s: str, n: int) -> str:
@@ -36,29 +40,56 @@ def settings_lines(sc: msc.Scenario) -> list[str]:
     view = report.settings_view(sc)
     st, digest = view.settings, view.digest
     w = st.retrieval.weights
+    own = (" (the sentence embedder's own, configs/embedder.json)"
+           if view.embed_digest and view.embed_digest != digest else "")
     out = ["reflect: what a reflection runs under, read out of the files", "",
            f"  the cadence    every {st.every} ticks of a life, counting the founding tick as the first",
            f"  the questions  {st.questions}, asked about the newest {st.recent} memories",
            f"  the depth cap  {st.cap}{' (no cap)' if st.cap == 0 else ''}",
            f"  the retrieval  half-life {st.retrieval.half_life:g}, weights {w[0]:.2f} {w[1]:.2f} {w[2]:.2f}, "
            f"k {st.retrieval.k}",
+           f"                 {_importance_term(st.retrieval.importance, view.valences)}",
            f"  the model      {st.generate_model} on {view.backend}, pinned at {digest[:16]}",
-           f"  the embedding  {st.embed_model} on {view.backend}, pinned at {digest[:16]}",
+           f"  the embedding  {st.embed_model} on {view.backend}, pinned at {view.embed_digest[:16]}{own}",
            f"  the answer     at most {st.limit} tokens, temperature {st.temperature:.2f}, "
            f"context {st.context}, a seed of the tick plus the villager's id",
            "", "  the importance table's row for a thought, off configs/importance.json",
            "  kind     event       base",
            f"  thought  reflection  {st.thought.base:>4}",
            f"  plus {st.thought.first_bonus} for the first thought of a life; no grams band, "
-           f"because no grams move in one", ""]
+           f"because no grams move in one", "", *_night_lines(view), ""]
     for tf in view.templates:
         out.append(f"  configs/{tf.name}, {tf.size} bytes, sha256 {tf.sha256[:16]}")
         out.extend("  " + x for x in _bar(tf.bytes))
         out.append("")
-    out += ["  neither template says which memories may be cited or that a citation has to",
-            "  exist: that is the seam's rule, kept in code (kernel/laws), and in one place",
-            "", f"  {view.home}"]
+    out += ["  no template says which memories may be cited or grouped, or that a citation has",
+            "  to exist: those are the seam's rules and the night's checks, kept in code",
+            "  (kernel/laws, kernel/mind/night.py), each in one place", "", f"  {view.home}"]
     return out
+
+
+def _importance_term(importance: str, valences: bool) -> str:
+    if importance != "felt":
+        return "its importance term is a row's weight / 10"
+    if valences:
+        return "its importance term is a row's felt strength now, off the importance table's valences"
+    return ("its importance term is a row's felt strength now, and the importance table has no "
+            "valences: a round refuses to run")
+
+
+def _night_lines(view: report.SettingsView) -> list[str]:
+    n, st = view.night, view.settings
+    if n is None:
+        return ["  the night      none: the thought settings have no night block"]
+    return ["  the night      at every day's last tick, after its reflections, for each villager "
+            "who reflects:",
+            f"                 a plan call if at least {FEWEST_FELT} of its living rows, thoughts "
+            f"aside, were felt since its last night, showing the newest {n.shown} of them,",
+            f"                 at most {n.groups} groups, each absorbing at most {n.members} rows into "
+            f"its anchor; at most {n.limit} tokens, temperature {st.temperature:.2f}, context "
+            f"{st.context}, a seed of the tick plus the villager's id;",
+            "                 then every living row of its that is not a thought and is stored below "
+            "the forgetting curve for the time since it was last felt is forgotten"]
 
 
 def prompt_lines(sc: msc.Scenario, who: str | None) -> list[str]:
@@ -275,7 +306,7 @@ def felt_lines(sc: msc.Scenario, who: str | None, tick: int | None) -> list[str]
     from kernel.report import felt as rf
 
     if who is None:
-        raise VillageError("--mode felt shows one villager: give --who NAME")
+        raise VillageError("reflect felt shows one villager: give --who NAME")
     run = rf.replay(sc, until=tick)
     name, rows = rf.felt_rows(run, who)
     out = [f"  {name}'s {len(rows)} rows at tick {run.at}: strengths and valences in units "
@@ -295,54 +326,183 @@ def felt_lines(sc: msc.Scenario, who: str | None, tick: int | None) -> list[str]
     return out
 
 
-@click.command("reflect", context_settings=CONTEXT)
-@click.option("--mode", type=click.Choice(MODES), required=True, help="What to show.")
-@click.option("--who", default=None, help="The villager to show (default: the first who reflects).")
-@click.option("--cap", type=click.IntRange(min=0), default=2, show_default=True,
-              help="The depth cap the chain mode replays under.")
-@click.option("--day", type=click.IntRange(min=1), default=None,
-              help="The night mode's day (from 1; default: every night).")
-@click.option("--tick", type=click.IntRange(min=0), default=None,
-              help="The felt mode's tick (default: the run's last).")
-@click.argument("scenario", required=False)
-def reflect_cmd(mode: str, who: str | None, cap: int, day: int | None, tick: int | None,
-                scenario: str | None) -> None:
-    """Show one reflection of a committed SCENARIO, replayed from its recording, with no model.
+DEFAULT = "day-of-three"
+DEFAULTS = {"chain": "five-days-of-halla", "night": "week-of-three", "felt": "week-of-three"}
+"""The committed scenario each subcommand shows when none is named."""
 
-    night shows each night (the plan, each group's checks, rows absorbed, forgotten and
-    re-felt); felt shows one villager's rows with their felt strengths at a tick.
-    """
-    try:
-        default = {"chain": "five-days-of-halla", "night": "week-of-three",
-                   "felt": "week-of-three"}.get(mode, "day-of-three")
-        sc = msc.load(scenario or default)
-        if sc.world_only:
-            raise VillageError(f"scenario {sc.name} has no recording to replay: nobody in it reflects")
-        if mode != "settings" and sc.exemplars is None:
-            raise VillageError(f"scenario {sc.name} has no recording to replay")
-        if mode == "settings":
-            lines = settings_lines(sc)
-        elif mode == "prompt":
-            lines = prompt_lines(sc, who)
-        elif mode == "reflect":
-            lines = reflect_lines(sc, who)
-        elif mode == "refuse":
-            lines, accepted = refuse_lines(sc, who)
-            for x in lines:
-                click.echo(x)
-            if accepted:
-                sys.exit(1)
-            return
-        elif mode == "night":
-            lines = night_lines(sc, who, day)
-        elif mode == "felt":
-            lines = felt_lines(sc, who, tick)
-        else:
-            lines = chain_lines(sc, cap)
-    except ReplayMismatch as e:
-        raise click.ClickException(f"the recording does not replay: {e}") from None
+
+def _load(mode: str, scenario: str | None) -> msc.Scenario:
+    sc = msc.load(scenario or DEFAULTS.get(mode, DEFAULT))
+    if sc.world_only:
+        raise VillageError(f"scenario {sc.name} has no recording to replay: nobody in it reflects")
+    if mode != "settings" and sc.exemplars is None:
+        raise VillageError(f"scenario {sc.name} has no recording to replay")
+    return sc
+
+
+def _echo(lines: list[str]) -> None:
     for x in lines:
         click.echo(x)
+
+
+def show_settings(scenario: str | None) -> None:
+    _echo(settings_lines(_load("settings", scenario)))
+
+
+def show_prompt(scenario: str | None, who: str | None) -> None:
+    _echo(prompt_lines(_load("prompt", scenario), who))
+
+
+def show_reflect(scenario: str | None, who: str | None) -> None:
+    _echo(reflect_lines(_load("reflect", scenario), who))
+
+
+def show_refuse(scenario: str | None, who: str | None) -> None:
+    lines, accepted = refuse_lines(_load("refuse", scenario), who)
+    _echo(lines)
+    if accepted:
+        sys.exit(1)
+
+
+def show_chain(scenario: str | None, cap: int) -> None:
+    _echo(chain_lines(_load("chain", scenario), cap))
+
+
+def show_night(scenario: str | None, who: str | None, day: int | None) -> None:
+    _echo(night_lines(_load("night", scenario), who, day))
+
+
+def show_felt(scenario: str | None, who: str | None, tick: int | None) -> None:
+    _echo(felt_lines(_load("felt", scenario), who, tick))
+
+
+SHOW = {"settings": show_settings, "prompt": show_prompt, "reflect": show_reflect,
+        "refuse": show_refuse, "chain": show_chain, "night": show_night, "felt": show_felt}
+"""What each subcommand shows; the keyword arguments of each are the options it reads."""
+
+MODES = tuple(SHOW)
+ALIAS = "mode"
+"""The name `village reflect --mode X` is routed under: `--mode` stays an alias of the
+subcommand X for one release, with a note on stderr."""
+
+
+class ReflectGroup(VillageGroup):
+    """`village reflect`: one subcommand a view, and `--mode X` routed to the alias."""
+
+    says = ((ReplayMismatch, "the recording does not replay"),)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and _gives_mode(args):
+            args = [ALIAS, *args]
+        return super().parse_args(ctx, args)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        if args and args[0] == ALIAS:
+            return "--mode", mode_alias, args[1:]
+        return super().resolve_command(ctx, args)
+
+
+def _gives_mode(args: list[str]) -> bool:
+    for a in args:
+        if a == "--":
+            return False
+        if a == "--mode" or a.startswith("--mode="):
+            return True
+    return False
+
+
+@click.group("reflect", cls=ReflectGroup, context_settings=CONTEXT)
+def reflect_cmd() -> None:
+    """Show one reflection of a committed scenario, replayed from its recording, with no model.
+
+    Each subcommand is one view, with only the options it reads, and takes the
+    scenario as its argument (default: day-of-three; five-days-of-halla for
+    chain, week-of-three for night and felt). `--mode X` still runs the
+    subcommand X, for one release.
+    """
+
+
+_who = click.option("--who", default=None,
+                    help="The villager to show (default: the first who reflects).")
+_scenario = click.argument("scenario", required=False)
+
+
+@reflect_cmd.command("settings", context_settings=CONTEXT)
+@_scenario
+def settings_cmd(scenario: str | None) -> None:
+    """Every number a reflection runs under, the models with their pins, and the templates."""
+    show_settings(scenario)
+
+
+@reflect_cmd.command("prompt", context_settings=CONTEXT)
+@_who
+@_scenario
+def prompt_cmd(who: str | None, scenario: str | None) -> None:
+    """The first round's questions prompt, against the recording's bytes."""
+    show_prompt(scenario, who)
+
+
+@reflect_cmd.command("reflect", context_settings=CONTEXT)
+@_who
+@_scenario
+def reflect_one_cmd(who: str | None, scenario: str | None) -> None:
+    """The first round: the ranking, the statement and the seam's verdict per question."""
+    show_reflect(scenario, who)
+
+
+@reflect_cmd.command("refuse", context_settings=CONTEXT)
+@_who
+@_scenario
+def refuse_cmd(who: str | None, scenario: str | None) -> None:
+    """The seam meeting three broken copies of an accepted statement; exit 1 if one is accepted."""
+    show_refuse(scenario, who)
+
+
+@reflect_cmd.command("chain", context_settings=CONTEXT)
+@click.option("--cap", type=click.IntRange(min=0), default=2, show_default=True,
+              help="The depth cap to replay under.")
+@_scenario
+def chain_cmd(cap: int, scenario: str | None) -> None:
+    """The multi-day recording replayed under a depth cap, step by step."""
+    show_chain(scenario, cap)
+
+
+@reflect_cmd.command("night", context_settings=CONTEXT)
+@_who
+@click.option("--day", type=click.IntRange(min=1), default=None,
+              help="The night's day (from 1; default: every night).")
+@_scenario
+def night_cmd(who: str | None, day: int | None, scenario: str | None) -> None:
+    """Each night: the plan, each group's checks, rows absorbed, forgotten and re-felt."""
+    show_night(scenario, who, day)
+
+
+@reflect_cmd.command("felt", context_settings=CONTEXT)
+@_who
+@click.option("--tick", type=click.IntRange(min=0), default=None,
+              help="The tick to show (default: the run's last).")
+@_scenario
+def felt_cmd(who: str | None, tick: int | None, scenario: str | None) -> None:
+    """One villager's rows with their felt strengths at a tick (give --who NAME)."""
+    show_felt(scenario, who, tick)
+
+
+@click.command("--mode", context_settings=CONTEXT)
+@click.option("--mode", type=click.Choice(MODES), required=True,
+              help="The subcommand to run (deprecated: name the subcommand).")
+@_who
+@click.option("--cap", type=click.IntRange(min=0), default=2, show_default=True,
+              help="The depth cap chain replays under.")
+@click.option("--day", type=click.IntRange(min=1), default=None, help="night's day (from 1).")
+@click.option("--tick", type=click.IntRange(min=0), default=None, help="felt's tick.")
+@_scenario
+def mode_alias(mode: str, **given) -> None:
+    """`village reflect --mode X`, as before: the subcommand X, with the options X reads."""
+    click.echo(f"village: note: `village reflect --mode {mode}` is deprecated and goes in the next "
+               f"release; use `village reflect {mode}`", err=True)
+    show = SHOW[mode]
+    reads = inspect.signature(show).parameters
+    show(**{k: v for k, v in given.items() if k in reads})
 
 
 COMMANDS = (reflect_cmd,)

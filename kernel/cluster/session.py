@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from kernel.errors import VillageError
+from kernel.errors import ClusterError, VillageError
 
 EXTRA = "village-kernel[cluster]"
 
@@ -41,10 +41,6 @@ except Exception as e:
     print(type(e).__name__ + ": " + " ".join(str(e).split()))
     sys.exit(1)
 """
-
-
-class ClusterError(VillageError):
-    """Ray is missing, cannot be reached, or a pool or sweep cannot be used as asked."""
 
 
 def ray() -> Any:

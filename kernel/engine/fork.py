@@ -31,7 +31,7 @@ from kernel import events as ev
 from kernel.engine.projection import Projection
 from kernel.engine.run import PHASES, Engine, Phase, RunReport, account, drive, writing
 from kernel.engine.scenario import Scenario
-from kernel.errors import ConfigError, VillageError
+from kernel.errors import ConfigError, ForkError, VillageError
 from kernel.log import FORMAT, Header, LogWriter, encode, read_header, verify
 from kernel.log.frame import ZERO, frame_bytes, scan_raw
 from kernel.mind.reflect import Round
@@ -40,10 +40,6 @@ from kernel.world import config as wconfig
 
 WORLD_MAY_CHANGE = ("policy", "food")
 """The only keys of a world config a fork may change: a fork keeps its villagers and its grid."""
-
-
-class ForkError(VillageError):
-    """A fork that cannot be made as asked: one line naming the rule and the value."""
 
 
 def by_digest(digest: str, *, forks: bool = False) -> Scenario | None:

@@ -430,9 +430,6 @@ class MemoryState:
     def of(self, villager: int) -> tuple[Memory, ...]:
         return tuple(m for m in self.rows if m.villager == villager)
 
-    def up_to(self, tick: int) -> tuple[Memory, ...]:
-        return tuple(m for m in self.rows if m.tick <= tick)
-
     @property
     def next_id(self) -> int:
         return self.perception.next_id

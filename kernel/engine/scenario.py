@@ -64,10 +64,6 @@ class Scenario:
         """What the log header records: the world config's digest for a world run, else `digest`."""
         return self.world.digest if self.world_only else self.digest
 
-    @property
-    def recorded(self) -> bool:
-        return self.exemplars is not None
-
     def with_settings(self, settings: msettings.Settings) -> Scenario:
         from dataclasses import replace
         return replace(self, settings=settings)

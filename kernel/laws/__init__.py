@@ -1,15 +1,21 @@
 """The laws: pure functions from rows and numbers to rows and numbers.
 
 This package owns every rule of the village that can be stated without a
-clock, a file, a model or a random draw: when a villager reflects and what
-the seam accepts (`reflection`, `statement`), which memories a question retrieves
-(`retrieval`), how a felt memory's strength changes (`feeling`) and how the
-attractor drifts (`attractor`). It must not import the log, the store, the
-oracle, the world or the command line, nor anything that reads the time or
-draws at random; a test reads every module's imports and fails if it does.
+clock, a file, a model or a random draw: what a row is (`memory`), what it
+weighs (`importance`), how a log's events become rows (`perception`), when
+a villager reflects and what the seam accepts (`reflection`, `statement`),
+which memories a question retrieves (`retrieval`), how strongly a row is
+felt, in integer thousandths, as it fades, is re-felt, absorbed and
+forgotten (`felt`, the laws a run feels by), and how the attractor drifts
+(`attractor`, which no run calls yet). Its errors are `LawError` and
+`PerceptionError` (kernel.errors). It must not import the log, the store,
+the oracle, the world or the command line, nor anything that reads the
+time or draws at random; a test reads every module's imports and fails if
+it does.
 """
 
-from kernel.laws._errors import LawError
+from kernel.laws import felt
+from kernel.laws._errors import LawError, PerceptionError
 from kernel.laws.attractor import (
     CONVERGING,
     DIVERGING,
@@ -28,20 +34,6 @@ from kernel.laws.attractor import (
     entropy,
     slugify,
     trajectory,
-)
-from kernel.laws.feeling import (
-    TICKS_PER_DAY,
-    Fading,
-    ForgettingCurve,
-    Temperament,
-    combined_intensity,
-    fading,
-    felt_score,
-    forgets,
-    forgetting_threshold,
-    reconsolidate,
-    reinforce,
-    temper,
 )
 from kernel.laws.memory import KINDS, Memory, ThoughtWeight
 from kernel.laws.reflection import Verdict, cite, depth, due, next_due, recent, reflected
@@ -77,38 +69,31 @@ __all__ = [
     "PLACES",
     "RESTRUCTURING",
     "STABLE",
-    "TICKS_PER_DAY",
     "AttractorParams",
     "AttractorState",
     "AttractorUpdate",
     "Basin",
     "BasinUpdate",
-    "Fading",
-    "ForgettingCurve",
     "LawError",
     "Memory",
     "NewBasin",
+    "PerceptionError",
     "Ranked",
     "Retrieval",
     "Scored",
     "StatementRefusal",
-    "Temperament",
     "ThoughtWeight",
     "Verdict",
     "attractor_seed",
     "attractor_update",
     "attractor_update_single",
     "cite",
-    "combined_intensity",
     "consolidation_due",
     "cosine",
     "depth",
     "due",
     "entropy",
-    "fading",
-    "felt_score",
-    "forgets",
-    "forgetting_threshold",
+    "felt",
     "judge_statement",
     "next_due",
     "plain",
@@ -117,9 +102,7 @@ __all__ = [
     "ranked",
     "recency",
     "recent",
-    "reconsolidate",
     "reflected",
-    "reinforce",
     "repeated",
     "repetition",
     "restatement",
@@ -127,7 +110,6 @@ __all__ = [
     "row_columns",
     "slugify",
     "squares",
-    "temper",
     "trajectory",
     "wordless",
     "words",

@@ -1,10 +1,12 @@
-"""The one error the laws raise, and the small checks that raise it.
+"""The small checks every law shares, and the errors they raise, as the laws name them.
 
-This module owns `LawError` and the argument checks every law shares, so
-that a bad argument is refused at the door with a message naming the
-argument and its value, never three calls down. It must not touch
-kernel/errors.py (the root class is imported from there, nothing is added
-to it) and imports nothing but the standard library's `math`.
+This module owns the argument checks every law shares, so that a bad
+argument is refused at the door with a message naming the argument and its
+value, never three calls down. The errors themselves (`LawError`, and
+perception's `PerceptionError` under it) are defined in kernel/errors.py,
+with every other kind, and imported here so that the laws reach them in
+one place; it imports nothing else but the standard library's `math` and
+`numbers`.
 """
 
 from __future__ import annotations
@@ -12,11 +14,9 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
-from kernel.errors import VillageError
+from kernel.errors import LawError, PerceptionError
 
-
-class LawError(VillageError, ValueError):
-    """A law was called with an argument outside the law's domain."""
+__all__ = ["LawError", "PerceptionError", "integer", "real", "tick", "unit"]
 
 
 def integer(name: str, value: object, *, at_least: int | None = None) -> int:

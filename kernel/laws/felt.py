@@ -7,8 +7,9 @@ with Python's `decimal` at 28 digits, whose `exp` and `ln` are correctly
 rounded, and quantise to a whole thousandth with ROUND_HALF_EVEN, so the
 same arguments give the same integer on every machine; libm's `exp` and
 `log` may differ in the last bit, and a rounding boundary has no margin.
-They restate kernel.laws.feeling (the float laws, with the same numbers:
-EmoStack rows 67-70, 75-76, 108-112) and a test holds the two together.
+They restate the float laws kept as the tests' reference
+(tests/unit/feeling_reference.py, with the same numbers: EmoStack rows
+67-70, 75-76, 108-112), and a test holds the two together.
 
 Time is in ticks and a day is the world's `ticks_per_day`, handed in; no
 day length lives here. This module also owns the valence table

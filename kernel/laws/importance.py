@@ -90,8 +90,3 @@ class Importance:
     def thought(self) -> ThoughtWeight:
         """The table's row for a reflection, as the reflection laws take it."""
         return ThoughtWeight(base=self.base_of("thought", "reflection"), first_bonus=self.first_bonus)
-
-
-def thought_weight(table: Importance, *, first: bool) -> int:
-    """The weight of a thought: the reflection row's base, plus the bonus for a life's first."""
-    return table.thought().weigh(first)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from kernel import events as ev
-from kernel.laws._errors import LawError
+from kernel.laws._errors import LawError, PerceptionError
 from kernel.laws._errors import tick as check_tick
 from kernel.laws.importance import HIGHEST, LOWEST, Importance
 from kernel.laws.memory import Memory
@@ -44,10 +44,6 @@ FIRST_ID = 1
 _row = Memory.trusted
 _alike = Memory.trusted_alike
 _EMPTY: frozenset = frozenset()
-
-
-class PerceptionError(LawError):
-    """The events handed to perception cannot be a frame of one run's log."""
 
 
 class Run(NamedTuple):
@@ -153,16 +149,6 @@ def start(rules: Importance) -> Perception:
     if not isinstance(rules, Importance):
         raise LawError(f"Expected an Importance table but got rules={rules!r}")
     return Perception(rules=rules, table=_Table(rules))
-
-
-def had_first(state: Perception, villager: int, kind: str, event: str) -> bool:
-    """Whether `villager` already has a row of this kind and event (so no first bonus is due)."""
-    return (kind, event) in state.firsts.get(villager, _EMPTY)
-
-
-def thought_weight_for(state: Perception, villager: int) -> int:
-    """What `villager`'s next thought weighs: the reflection base, plus the bonus if it is the first."""
-    return state.rules.thought().weigh(not had_first(state, villager, "thought", "reflection"))
 
 
 # -- wording ------------------------------------------------------------------
@@ -529,7 +515,3 @@ def perceive(state: Perception, tick: int, events: Iterable[ev.Event]
 
 _see = _Frame.see
 """An event of a type the table lacks goes the long way, and an unknown kind is refused there."""
-
-
-def names_of(state: Perception) -> Mapping[int, str]:
-    return dict(state.names)

@@ -22,16 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
-from kernel.errors import OracleError, VillageError
+from kernel.errors import OracleError, OracleUsageError
 
 MAX_ANSWER_BYTES = 65_536
 """The most bytes (UTF-8) one answer may hold. Past it the answer is an oracle error, as a
 server error is: the run stops before the tick is written. An answer is stored whole in the
 log, and a round of many villagers' runaway answers would pass the log's frame limit."""
-
-
-class OracleUsageError(VillageError):
-    """An oracle was called with arguments it cannot use (a bug in the caller, not the model)."""
 
 
 def _int(name: str, v: object, at_least: int) -> int:

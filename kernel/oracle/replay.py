@@ -18,23 +18,11 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from kernel.errors import ReplayMismatch
+from kernel.errors import ReplayMismatch, ReplayStopped
 from kernel.oracle import exemplar
 from kernel.oracle.base import Ask, Oracle, Said, texts_sha256
 
 _NOT_THIS = "the recording is not a recording of this code"
-
-
-class ReplayStopped(ReplayMismatch):
-    """A replayed call was not the recorded one: where (1-based `call`, `purpose`) and the two digests."""
-
-    def __init__(self, message: str, *, call: int, purpose: str, here: str = "",
-                 recorded: str = ""):
-        super().__init__(message)
-        self.call = call
-        self.purpose = purpose
-        self.here = here
-        self.recorded = recorded
 
 
 class ReplayOracle(Oracle):

@@ -14,12 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernel import config, engine, laws
+from kernel.engine.felt import felt_of
 from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
+from kernel.mind.night import NightSettings, night_of
 from kernel.mind.reflect import Reflection, Round, Statement
 from kernel.mind.settings import Settings
-from kernel.oracle import entry, exemplar, make
-from kernel.seam import TemplateFile, shipped_templates
+from kernel.oracle import entry, exemplar, make, minilm
+from kernel.seam import TemplateFile, shipped_templates, template_file
+from kernel.seam.plan import NIGHT
 
 
 @dataclass(frozen=True)
@@ -62,19 +65,42 @@ def recorded_call(sc: Scenario, purpose: str, seed: int, index: int = 0) -> dict
 
 @dataclass(frozen=True)
 class SettingsView:
+    """What a scenario's reflections and nights run under, with each model's pin and each template."""
+
     settings: Settings
     backend: str
-    digest: str
-    templates: tuple[TemplateFile, ...]
+    digest: str                              # the generation model's pin
+    templates: tuple[TemplateFile, ...]      # the questions and statement templates, then the night's
     home: str
+    embed_digest: str = ""                   # the embedding model's pin
+    valences: bool = False                   # the importance table has valences: rows are felt
+    night: NightSettings | None = None       # None: the thought settings have no night block
 
 
 def settings_view(sc: Scenario) -> SettingsView:
     if sc.settings is None or sc.models is None:
         raise VillageError(f"scenario {sc.name} has nobody who reflects, so no reflection settings")
+    night = night_of(sc)
+    templates = shipped_templates() + ((template_file(NIGHT),) if night is not None else ())
+    digest, embed = _pins(sc)
+    return SettingsView(sc.settings, sc.models.value.backend, digest, templates, config.home_line(),
+                        embed_digest=embed, valences=felt_of(sc) is not None, night=night)
+
+
+def _pins(sc: Scenario) -> tuple[str, str]:
+    """The generation and embedding models' pins: on llamacpp the GGUF's sha256, except for an
+    embedding model the sentence embedder answers to, pinned at its own model.onnx's sha256
+    (configs/embedder.json); nothing on a backend whose pins are the server's."""
     m = sc.models.value
-    digest = entry(m.backend).pinned_digest(m)
-    return SettingsView(sc.settings, m.backend, digest, shipped_templates(), config.home_line())
+    gguf = entry(m.backend).pinned_digest(m)
+    path = dict(sc.files).get("embedder")
+    if not gguf or path is None:
+        return gguf, gguf
+    block = config.load(path, schema="embedder").value["minilm"]
+    if sc.settings.embed_model not in block["models"]:
+        return gguf, gguf
+    model, _ = minilm.files_of(block)
+    return gguf, model.sha256
 
 
 @dataclass(frozen=True)

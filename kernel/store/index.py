@@ -26,7 +26,7 @@ import pyarrow as pa
 from kernel import events as ev
 from kernel.engine.felt import FeltProjection
 from kernel.engine.projection import Columns, MemoryProjection, fold
-from kernel.errors import VillageError
+from kernel.errors import StoreError
 from kernel.laws.felt import Valences
 from kernel.laws.importance import Importance
 from kernel.laws.memory import Memory
@@ -79,10 +79,6 @@ def felt_table(felt, now: int | None) -> pa.Table:
 
 _JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 """An event's fields as the `events` table holds them: sorted keys, no spaces, text as it is."""
-
-
-class StoreError(VillageError):
-    """The index could not be built or read."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,12 +16,8 @@ import os
 import stat
 from pathlib import Path
 
-from kernel.errors import VillageError
+from kernel.errors import IndexPathError
 from kernel.log import MAGIC
-
-
-class IndexPathError(VillageError):
-    """An index path that would replace a log, or is not a place an index file can go."""
 
 
 def default_index(log_path: str | os.PathLike) -> Path:

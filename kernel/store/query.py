@@ -19,11 +19,7 @@ from typing import Any
 
 import duckdb
 
-from kernel.errors import VillageError
-
-
-class QueryError(VillageError):
-    """The SQL did not run."""
+from kernel.errors import QueryError
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,13 +43,8 @@ from math import isqrt
 import numpy as np
 
 from kernel import events as ev
-from kernel.errors import VillageError
+from kernel.errors import WorldError
 from kernel.world.config import WorldConfig
-
-
-class WorldError(VillageError):
-    """The world was asked to do something its rules do not allow."""
-
 
 DRAWS = 8
 """Raw draws per villager per tick, used by position so that one villager's

@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from kernel import log as vlog
 from kernel.cli import main
+from kernel.cli.reflect_cmd import MODES
 from kernel.engine import scenario as msc
 
 
@@ -18,7 +19,7 @@ def invoke(*args):
 
 def test_every_command_answers_dash_h():
     for args in (["run", "-h"], ["replay", "-h"], ["reflect", "-h"], ["world", "-h"],
-                 ["index", "-h"], ["sql", "-h"]):
+                 ["index", "-h"], ["sql", "-h"], *(["reflect", m, "-h"] for m in MODES)):
         res = invoke(*args)
         assert res.exit_code == 0 and "Usage:" in res.output, args
 
@@ -60,7 +61,7 @@ def test_a_live_run_without_an_ollama_server_fails_before_tick_0_and_writes_no_l
 
 
 def test_settings_prints_every_number_and_both_templates_with_size_and_sha256():
-    res = invoke("reflect", "--mode", "settings")
+    res = invoke("reflect", "settings")
     assert res.exit_code == 0, res.output
     for want in ("every 2000 ticks", "2, asked about the newest 24", "the depth cap  2",
                  "half-life 250, weights 1.00 1.00 3.00, k 8", "at most 128 tokens",
@@ -70,7 +71,7 @@ def test_settings_prints_every_number_and_both_templates_with_size_and_sha256():
 
 
 def test_prompt_shows_the_window_and_its_sha256_against_the_recording():
-    res = invoke("reflect", "--mode", "prompt", "--who", "Halla")
+    res = invoke("reflect", "prompt", "--who", "Halla")
     assert res.exit_code == 0, res.output
     assert "the same bytes; the recording is a recording of this template and this stream" in res.output
     assert "Halla's newest 24 rows at ticks up to 1999" in res.output
@@ -78,7 +79,7 @@ def test_prompt_shows_the_window_and_its_sha256_against_the_recording():
 
 def test_reflect_shows_the_ranking_the_statement_and_the_verdict_per_question():
     # Mose: in day-of-three Halla's and Ander's questions each ask one question twice, refused
-    res = invoke("reflect", "--mode", "reflect", "--who", "Mose")
+    res = invoke("reflect", "reflect", "--who", "Mose")
     assert res.exit_code == 0, res.output
     assert "rank    id   tick weight  recency" in res.output
     assert "the seam" in res.output and "the row appended" in res.output
@@ -87,7 +88,7 @@ def test_reflect_shows_the_ranking_the_statement_and_the_verdict_per_question():
 
 def test_refuse_refuses_all_three_broken_copies_whole_and_writes_nothing():
     # day-of-three accepted no statement; day-of-twenty-four did
-    res = invoke("reflect", "--mode", "refuse", "day-of-twenty-four")
+    res = invoke("reflect", "refuse", "day-of-twenty-four")
     assert res.exit_code == 0, res.output
     assert res.output.count("refused by cites") == 3
     assert "is not one this villager has" in res.output and "which is after tick" in res.output
@@ -95,7 +96,7 @@ def test_refuse_refuses_all_three_broken_copies_whole_and_writes_nothing():
 
 
 def test_chain_replays_the_five_days_under_the_cap():
-    res = invoke("reflect", "--mode", "chain")
+    res = invoke("reflect", "chain")
     assert res.exit_code == 0, res.output
     assert "replayed here under cap 2" in res.output and "steps replayed" in res.output
 
@@ -103,17 +104,124 @@ def test_chain_replays_the_five_days_under_the_cap():
 def test_chain_under_a_cap_the_recording_never_reached_replays_it_whole():
     # SmolLM2's deepest thought in five-days-of-halla stands at depth 1; a cap that cuts a
     # recorded chain is tested on a scripted chain in tests/replay/test_scenarios.py
-    res = invoke("reflect", "--mode", "chain", "--cap", "1")
+    res = invoke("reflect", "chain", "--cap", "1")
     assert res.exit_code == 0, res.output
     assert "the cap never cut the chain" in res.output and "0 refused for depth" in res.output
 
 
 def test_an_unknown_villager_is_one_line():
-    res = invoke("reflect", "--mode", "prompt", "--who", "Nobody")
+    res = invoke("reflect", "prompt", "--who", "Nobody")
     assert res.exit_code == 1 and "no villager named 'Nobody'" in res.output
 
 
 @pytest.mark.parametrize("mode", ["prompt", "reflect", "refuse", "chain"])
 def test_a_scenario_without_a_recording_is_refused_in_one_line(mode):
-    res = invoke("reflect", "--mode", mode, "village-day")
+    res = invoke("reflect", mode, "village-day")
     assert res.exit_code == 1 and "has no recording to replay" in res.output
+
+
+# Which options each subcommand reads; every other option of the old `--mode` is refused.
+READS = {"settings": set(), "prompt": {"--who"}, "reflect": {"--who"}, "refuse": {"--who"},
+         "chain": {"--cap"}, "night": {"--who", "--day"}, "felt": {"--who", "--tick"}}
+OPTION_VALUE = {"--who": "Halla", "--cap": "1", "--day": "1", "--tick": "5"}
+
+
+@pytest.mark.parametrize("mode", sorted(READS))
+def test_each_subcommand_takes_only_the_options_it_reads(mode):
+    assert set(READS) == set(MODES)
+    shown = invoke("reflect", mode, "-h")
+    assert shown.exit_code == 0, shown.output
+    for opt, value in OPTION_VALUE.items():
+        if opt in READS[mode]:
+            assert opt in shown.output, (mode, opt)
+            continue
+        assert opt not in shown.output, (mode, opt)
+        res = invoke("reflect", mode, opt, value)
+        assert res.exit_code == 2 and "No such option" in res.output and opt in res.output, (mode, opt)
+
+
+@pytest.mark.parametrize("args", [["settings"], ["prompt", "--who", "Halla"], ["refuse"],
+                                  ["chain", "--cap", "1"]])
+def test_the_mode_alias_prints_the_subcommands_bytes_and_one_line_saying_it_is_deprecated(args):
+    mode, *rest = args
+    new = invoke("reflect", mode, *rest)
+    old = invoke("reflect", "--mode", mode, *rest)
+    assert new.exit_code == old.exit_code == 0, old.output
+    assert old.stdout_bytes == new.stdout_bytes and new.stderr == ""
+    (note,) = old.stderr.splitlines()
+    assert "--mode" in note and "deprecated" in note and f"use `village reflect {mode}`" in note
+
+
+def test_the_mode_alias_still_takes_every_old_option_and_ignores_those_its_mode_never_read():
+    new = invoke("reflect", "settings", "day-of-three")
+    old = invoke("reflect", "--who", "Nobody", "--mode=settings", "--cap", "3", "--day", "2",
+                 "--tick", "9", "day-of-three")
+    assert old.exit_code == 0, old.output
+    assert old.stdout_bytes == new.stdout_bytes
+    assert invoke("reflect", "--mode", "bogus").exit_code == 2
+    assert invoke("reflect", "--mode", "chain", "--cap", "-1").exit_code == 2
+
+
+def test_felt_without_a_villager_is_one_line_naming_the_option():
+    res = invoke("reflect", "felt")
+    assert res.exit_code == 1 and res.stderr.splitlines() == [
+        "Error: reflect felt shows one villager: give --who NAME"]
+
+
+def test_a_recording_that_does_not_replay_is_one_line_that_says_so(monkeypatch):
+    from kernel import report
+    from kernel.errors import ReplayMismatch
+
+    def stopped(sc):
+        raise ReplayMismatch("replay stopped at call 1 (questions):\nthe prompt differs")
+    monkeypatch.setattr(report, "settings_view", stopped)
+    res = invoke("reflect", "settings")
+    assert res.exit_code == 1 and res.stderr.splitlines() == [
+        "Error: the recording does not replay: replay stopped at call 1 (questions): the prompt differs"]
+
+
+def test_settings_show_the_sentence_embedders_own_pin_felt_retrieval_and_the_night():
+    import json
+    from pathlib import Path
+
+    configs = Path(__file__).resolve().parents[2] / "configs"
+    onnx = json.loads((configs / "embedder.json").read_text())["minilm"]["files"]["model"]["sha256"]
+    gguf = json.loads((configs / "models.json").read_text())["llamacpp"]["sha256"]
+    night = json.loads((configs / "thought.json").read_text())["night"]
+    res = invoke("reflect", "settings")
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    (model,) = [x for x in lines if x.startswith("  the model ")]
+    (embedding,) = [x for x in lines if x.startswith("  the embedding ")]
+    assert model.endswith(f"pinned at {gguf[:16]}")
+    assert f"pinned at {onnx[:16]}" in embedding and gguf[:16] not in embedding
+    assert "its importance term is a row's felt strength now, off the importance table's valences" in lines[6]
+    for want in ("the night      at every day's last tick", f"showing the newest {night['shown']} of them",
+                 f"at most {night['groups']} groups, each absorbing at most {night['members']} rows",
+                 f"at most {night['limit']} tokens", "configs/night-plan.tmpl,"):
+        assert want in res.output, want
+
+
+def test_settings_without_felt_retrieval_or_a_night_say_so(tmp_path):
+    import json
+    import shutil
+    from pathlib import Path
+
+    from kernel import config
+
+    repo = Path(__file__).resolve().parents[2]
+    home = tmp_path / "home"
+    shutil.copytree(repo / "configs", home / "configs")
+    shutil.copytree(repo / "fixtures" / "day-of-three", home / "fixtures" / "day-of-three")
+    t = json.loads((home / "configs" / "thought.json").read_text())
+    del t["night"]
+    t["retrieval"]["importance"] = "weight"
+    (home / "configs" / "thought.json").write_text(json.dumps(t))
+    try:
+        res = invoke("--home", str(home), "reflect", "settings")
+    finally:
+        config.set_home(None)
+    assert res.exit_code == 0, res.output
+    assert "its importance term is a row's weight / 10" in res.output
+    assert "the night      none: the thought settings have no night block" in res.output
+    assert "night-plan.tmpl" not in res.output

@@ -373,6 +373,30 @@ ROWS: list[Row] = [
         r"http://127\.0\.0\.1:\d+ lists model \S+ with no digest",
         env={"OLLAMA_HOST": w.fake("{}", digest=None).host})),
 
+    # village reflect: bad input on each subcommand, and on the --mode alias, is one line.
+    ("reflect settings on a world where nobody reflects is one line", lambda w: Case(
+        ["reflect", "settings", "village-day"], 1,
+        r"scenario village-day has no recording to replay: nobody in it reflects$")),
+    ("reflect prompt for a villager who did not reflect is one line", lambda w: Case(
+        ["reflect", "prompt", "--who", "Nobody"], 1,
+        r"no villager named 'Nobody' reflected at tick 1999: those who did are Halla, Ander, Mose$")),
+    ("reflect reflect of an unknown scenario is one line", lambda w: Case(
+        ["reflect", "reflect", "no-such-day"], 1, r"no scenario 'no-such-day' in .*: the ones there are ")),
+    ("reflect refuse with no accepted statement to break is one line", lambda w: Case(
+        ["reflect", "refuse", "five-days-of-halla"], 1,
+        r"no accepted statement in five-days-of-halla to break$")),
+    ("reflect chain under a negative cap is a usage error", lambda w: Case(
+        ["reflect", "chain", "--cap", "-1"], 2, r"Invalid value for '--cap': -1 is not in the range")),
+    ("reflect night on a day with no night is one line", lambda w: Case(
+        ["reflect", "night", "--day", "9", "day-of-three"], 1,
+        r"scenario day-of-three has no night on day 9: its nights are on days 1$")),
+    ("reflect felt without a villager is one line", lambda w: Case(
+        ["reflect", "felt", "day-of-three"], 1, r"reflect felt shows one villager: give --who NAME$")),
+    ("reflect with an option its subcommand does not read is a usage error", lambda w: Case(
+        ["reflect", "settings", "--who", "Halla"], 2, r"No such option")),
+    ("reflect mode alias with a bad villager is one line beside its note", lambda w: Case(
+        ["reflect", "--mode", "prompt", "--who", "Nobody"], 1, r"no villager named 'Nobody' reflected")),
+
     # Say it in full.
     ("a replay mismatch names both prompts full sha256", lambda w: (
         home := _home_copy(w),

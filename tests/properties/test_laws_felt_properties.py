@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kernel.laws import LawError, feeling
+from kernel.laws import LawError
 from kernel.laws import felt as lf
+from tests.unit import feeling_reference as feeling
 
 strengths = st.integers(0, 1000)
 valences = st.integers(-1000, 1000)

@@ -166,14 +166,14 @@ def test_the_night_mode_shows_each_nights_plan_checks_and_rows(recorded):
 
     from kernel.cli import main
     sc, _ = recorded
-    res = CliRunner().invoke(main, ["reflect", "--mode", "night", str(sc.folder)])
+    res = CliRunner().invoke(main, ["reflect", "night", str(sc.folder)])
     assert res.exit_code == 0, res.output
     assert "night of day 1, tick 199" in res.output and "rows forgotten at tick" in res.output
     assert "the whole run:" in res.output
-    res = CliRunner().invoke(main, ["reflect", "--mode", "night", "--who", "Ander", "--day", "2",
+    res = CliRunner().invoke(main, ["reflect", "night", "--who", "Ander", "--day", "2",
                                            str(sc.folder)])
     assert res.exit_code == 0 and "night of day 2" in res.output and "day 1" not in res.output
-    res = CliRunner().invoke(main, ["reflect", "--mode", "night", "--day", "9", str(sc.folder)])
+    res = CliRunner().invoke(main, ["reflect", "night", "--day", "9", str(sc.folder)])
     assert res.exit_code == 1 and "no night on day 9" in res.output
 
 
@@ -182,13 +182,13 @@ def test_the_felt_mode_shows_a_villagers_rows_with_their_strengths(recorded):
 
     from kernel.cli import main
     sc, _ = recorded
-    res = CliRunner().invoke(main, ["reflect", "--mode", "felt", "--who", "halla", str(sc.folder)])
+    res = CliRunner().invoke(main, ["reflect", "felt", "--who", "halla", str(sc.folder)])
     assert res.exit_code == 0, res.output
     assert "Halla's" in res.output and "forgotten at" in res.output
-    res = CliRunner().invoke(main, ["reflect", "--mode", "felt", "--who", "Halla", "--tick", "150",
+    res = CliRunner().invoke(main, ["reflect", "felt", "--who", "Halla", "--tick", "150",
                                            str(sc.folder)])
     assert res.exit_code == 0 and "at tick 150" in res.output and "forgotten at" not in res.output
-    res = CliRunner().invoke(main, ["reflect", "--mode", "felt", str(sc.folder)])
+    res = CliRunner().invoke(main, ["reflect", "felt", str(sc.folder)])
     assert res.exit_code == 1 and "--who" in res.output
 
 

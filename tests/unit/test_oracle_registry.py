@@ -6,7 +6,7 @@ import pytest
 
 from kernel import config
 from kernel import oracle as registry
-from kernel.cli.mind_cmd import run_cmd
+from kernel.cli.run_cmd import run_cmd
 from kernel.errors import ConfigError, OracleError
 
 

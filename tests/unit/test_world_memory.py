@@ -10,19 +10,28 @@ from kernel import config as configs
 from kernel import engine, world
 from kernel import events as ev
 from kernel.errors import ConfigError
-from kernel.laws.importance import Importance, thought_weight
+from kernel.laws.importance import Importance
 from kernel.laws.perception import (
+    Perception,
     PerceptionError,
     cells,
     grams,
-    had_first,
     perceive,
     start,
-    thought_weight_for,
 )
 
 RULES = engine.load_rules()
 HALLA, ANDER, MOSE = 1, 2, 3
+
+
+def had_first(state: Perception, villager: int, kind: str, event: str) -> bool:
+    """Whether the fold has seen a row of this kind and event of `villager`'s (no first bonus due)."""
+    return (kind, event) in state.firsts.get(villager, frozenset())
+
+
+def thought_weight_for(state: Perception, villager: int) -> int:
+    """What `villager`'s next thought weighs, by the table's thought row and the fold's firsts."""
+    return state.rules.thought().weigh(not had_first(state, villager, "thought", "reflection"))
 
 
 def founded() -> list[ev.Event]:
@@ -129,7 +138,7 @@ def test_the_shipped_table_weighs_rows_as_the_seed_does():
 
 
 def test_a_thought_weighs_4_and_a_lifes_first_weighs_6():
-    assert thought_weight(RULES, first=True) == 6 and thought_weight(RULES, first=False) == 4
+    assert RULES.thought().weigh(True) == 6 and RULES.thought().weigh(False) == 4
     t = RULES.thought()
     assert (t.base, t.first_bonus) == (4, 2)
 

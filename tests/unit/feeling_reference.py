@@ -1,6 +1,12 @@
-"""How a felt memory's strength changes: fading, reconsolidation, forgetting, combining.
+"""The float reference of the strength laws: fading, reconsolidation, forgetting, combining.
 
-This module owns the strength laws taken from the EmoStack engine's rules,
+A run feels in integers, through kernel.laws.felt; this module is what those
+integer laws restate, kept for the tests that hold the two together and
+that state the laws' numbers as floats (tests/unit/test_laws_feeling_cases.py,
+tests/properties/test_laws_feeling_properties.py and
+tests/properties/test_laws_felt_properties.py). No module of the kernel imports it.
+
+It holds the strength laws taken from the EmoStack engine's rules,
 restated in this village's time, where a day is 2000 ticks: `fading`,
 `reconsolidate`, `forgetting_threshold` (and `forgets`), `combined_intensity`,
 `reinforce`, `temper` and `felt_score`, with their parameter values
