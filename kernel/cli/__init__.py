@@ -73,13 +73,14 @@ def _register() -> None:
         plot_cmd,
         reflect_cmd,
         report_cmd,
+        scenarios_cmd,
         store_cmd,
         sweep_cmd,
         world_cmd,
     )
 
     for mod in (init_cmd, log_cmd, world_cmd, store_cmd, mind_cmd, reflect_cmd, embed_cmd, diff_cmd,
-                report_cmd, plot_cmd, fork_cmd, sweep_cmd):
+                report_cmd, plot_cmd, fork_cmd, sweep_cmd, scenarios_cmd):
         for c in getattr(mod, "COMMANDS", ()):
             main.add_command(c)
 
