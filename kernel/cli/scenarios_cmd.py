@@ -73,6 +73,17 @@ def count(events: Iterable[ev.Event]) -> tuple[dict[str, int], tuple[tuple[str, 
     return out, tuple((call, check, k) for (call, check), k in sorted(by.items()))
 
 
+def _replay(sc: msc.Scenario, where: Path):
+    """The scenario replayed from its recording into `where`: the run's report, and the oracle
+    that read the recording."""
+    oracle = make("replay", replay_from=sc.exemplars)
+    with tqdm(total=sc.ticks, desc=sc.name, unit="tick", file=sys.stderr, leave=False,
+              disable=not sys.stderr.isatty()) as bar:
+        report = engine.run(sc, oracle, where / f"{sc.name}.log", progress=bar.update,
+                            keep_going=True)
+    return report, oracle
+
+
 def row_of(name: str, where: Path) -> Row:
     """A scenario's row: read off its files, and for a recorded one off its replay into `where`."""
     sc = msc.load(name)
@@ -82,12 +93,8 @@ def row_of(name: str, where: Path) -> Row:
                 description=sc.description)
     if sc.world_only or sc.exemplars is None:
         return Row(**base)
-    oracle = make("replay", replay_from=sc.exemplars)
+    report, oracle = _replay(sc, where)
     kinds = Counter(c["kind"] for c in oracle.doc["calls"])
-    with tqdm(total=sc.ticks, desc=sc.name, unit="tick", file=sys.stderr, leave=False,
-              disable=not sys.stderr.isatty()) as bar:
-        report = engine.run(sc, oracle, where / f"{sc.name}.log", progress=bar.update,
-                            keep_going=True)
     counts, refused = count([*(e for r in report.rounds for e in r.events),
                              *(e for n in report.nights for e in n.events)])
     differs = (f"the replay stopped at tick {report.ticks}: {report.stopped}"
