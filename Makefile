@@ -60,3 +60,11 @@ $(foreach s,$(RECORDED),$(if $(call parent_of,$(s)),$(eval record-$(s): record-$
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# docs/scenarios.md: what each committed scenario is and what its recording did, counted
+# off the recordings' replays by `village scenarios --markdown`, never written by hand.
+.PHONY: docs
+docs: setup
+	{ printf '# The committed scenarios\n\nWritten by `make docs` (`village scenarios --markdown`), counted off the replay of each recording: do not edit by hand.\n\n'; \
+	  $(BIN)/village scenarios --markdown; } > docs/scenarios.md.tmp
+	mv docs/scenarios.md.tmp docs/scenarios.md

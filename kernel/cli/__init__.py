@@ -85,13 +85,14 @@ def _register() -> None:
         reflect_cmd,
         report_cmd,
         run_cmd,
+        scenarios_cmd,
         store_cmd,
         sweep_cmd,
         world_cmd,
     )
 
     for mod in (init_cmd, log_cmd, world_cmd, store_cmd, run_cmd, reflect_cmd, embed_cmd, diff_cmd,
-                report_cmd, plot_cmd, fork_cmd, sweep_cmd):
+                report_cmd, plot_cmd, fork_cmd, sweep_cmd, scenarios_cmd):
         for c in getattr(mod, "COMMANDS", ()):
             main.add_command(c)
 

@@ -2,12 +2,16 @@
 
 Builds the wheel, installs it (no embedded extra) into a fresh virtual
 environment, and runs `village init`, `village world run`, `village log
-verify` and `village sql` in a temporary folder outside the checkout.
+verify` and `village sql` in a temporary folder outside the checkout, then
+replays and reports the scenario with minds in it that `init` wrote
+(day-of-three, from the recording the wheel carries).
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 import venv
@@ -62,3 +66,15 @@ def test_a_wheel_installed_into_a_fresh_venv_runs_init_world_run_verify_and_sql(
     w.write_text(w.read_text().replace('"seed": ', '"seed": 1', 1))
     res2 = _run([str(installed), "world", "run", "--out", "other.log"], proj, env)
     assert res2.stdout.split("head ")[-1].strip() != head
+
+
+def test_a_project_made_from_the_wheel_replays_day_of_three_and_reports_its_thoughts(installed,
+                                                                                    tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "VILLAGE_HOME"}
+    _run([str(installed), "init", "minds"], tmp_path, env)
+    proj = tmp_path / "minds"
+    head = json.loads((CHECKOUT / "fixtures/day-of-three/scenario.json").read_text())["head_sha256"]
+    r = _run([str(installed), "replay", "day-of-three"], proj, env)
+    assert f"head {head}: the committed digest, byte for byte" in r.stdout
+    rep = _run([str(installed), "report", "day-of-three", "--out", "day.html"], proj, env)
+    assert int(re.search(r"(\d+) thoughts", rep.stdout).group(1)) >= 1
