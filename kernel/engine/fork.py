@@ -12,29 +12,30 @@ The fork's log header names the parent (its head hash), the parent's chain
 value at tick T-1, `fork_at` and the digests of the configs it changed; the
 header of a run that is not a fork does not change. A forked scenario
 (`parent` and `fork_at` in its scenario.json) replays from the parent's
-recording up to T and from its own after: `kernel.engine.run` hands it here.
+recording up to T and from its own after: `kernel.engine.start` hands it
+here, with the run's options (`RunOptions`) as one value.
 
 This module owns rebuilding the state at T and the loop of a fork; the
 order of a tick is kernel.engine.run's, the state the projections', and
-the log's bytes kernel.log's.
+the log's bytes kernel.log's. It builds on the tick loop and must not be
+imported by it.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kernel import config
 from kernel import events as ev
-from kernel.engine.projection import Projection
-from kernel.engine.run import PHASES, Engine, Phase, RunReport, account, drive, writing
-from kernel.engine.scenario import Scenario
+from kernel.engine.run import Engine, RunOptions, RunReport, TickState, account, drive, writing
+from kernel.engine.scenario import Scenario, is_fork
 from kernel.errors import ConfigError, VillageError
 from kernel.log import FORMAT, Header, LogWriter, encode, read_header, verify
 from kernel.log.frame import ZERO, frame_bytes, scan_raw
-from kernel.mind.reflect import Round
 from kernel.mind.settings import Settings
 from kernel.world import config as wconfig
 
@@ -44,35 +45,6 @@ WORLD_MAY_CHANGE = ("policy", "food")
 
 class ForkError(VillageError):
     """A fork that cannot be made as asked: one line naming the rule and the value."""
-
-
-def by_digest(digest: str, *, forks: bool = False) -> Scenario | None:
-    """The home's scenario whose runs carry `digest` in their header, or the home's world run.
-
-    A forked scenario is one only with `forks`, and after every scenario that is not a fork.
-    """
-    from kernel.engine import scenario as msc
-
-    found = []
-    for name in msc.committed():
-        try:
-            sc = msc.load(name)
-        except VillageError:
-            continue
-        if sc.header_digest == digest and (forks or not is_fork(sc)):
-            found.append(sc)
-    found.sort(key=is_fork)
-    if found:
-        return found[0]
-    try:
-        w = msc.of_world("world")
-    except VillageError:
-        return None
-    return w if w.header_digest == digest else None
-
-
-def is_fork(sc: Scenario) -> bool:
-    return sc.parent is not None
 
 
 # --- what may change --------------------------------------------------------------------
@@ -144,23 +116,50 @@ class ForkReport(RunReport):
     parent_chain: str = ""
 
 
+Prefix = list[tuple[int, tuple[ev.Event, ...], TickState]]
+"""A fork's ticks before T as the engine ran them: (tick, its events, what its phases handed on)."""
+
+
 def run_fork(parent: Scenario, child: Scenario, at: int, out: str | os.PathLike, *,
              parent_head: str, prefix_oracle, oracle, parent_log: str | os.PathLike | None = None,
-             ticks: int | None = None, settings: Settings | None = None,
-             progress: Callable[[int], None] | None = None,
-             on_round: Callable[[Round], None] | None = None, keep_going: bool = False,
-             projections: Sequence[Projection] = (),
-             phases: Sequence[tuple[str, Phase]] = PHASES) -> ForkReport:
+             options: RunOptions = RunOptions()) -> ForkReport:
     """Write the fork of `parent` at tick `at` into a new log at `out`, and run it on as `child`.
 
     Ticks 0 .. at-1 run under the parent's configs with `prefix_oracle` (the
     parent's recording) answering any round; with `parent_log`, each frame
     must be that log's, and the chain value at at-1 its chain value. From
-    `at` on the engine runs under `child`'s world and `settings` (default
-    `child.settings`) with `oracle`, to tick `ticks` - 1 (default
-    `child.ticks`).
+    `at` on the engine runs under `child`'s world and `options.settings`
+    (default `child.settings`) with `oracle`, to tick `options.ticks` - 1
+    (default `child.ticks`).
     """
-    n = child.ticks if ticks is None else ticks
+    n = child.ticks if options.ticks is None else options.ticks
+    _check(parent, child, at, n)
+    en = Engine(parent, prefix_oracle, projections=options.projections, phases=options.phases)
+    if child.reflecting:
+        en.preflight(oracle)     # the fork's models are there before anything is written
+    report = ForkReport(scenario=child.name, path=Path(out), fork_at=at)
+    frames, chain = _prefix(en, parent, at, parent_log)
+    report.parent_chain = chain.hex()
+    header = Header(FORMAT, child.header_digest, child.world.seed, fork_at=at, parent=parent_head,
+                    parent_chain=chain.hex(), overrides=overrides(parent, child))
+    log = LogWriter.create(out, config_digest=child.header_digest, seed=child.world.seed,
+                           ticks_per_day=child.world.ticks_per_day, fork=header)
+    with writing(log, out, report):
+        for t, events, ts in frames:
+            log.append(t, events)
+            account(report, events, ts, options)
+        del frames
+        # From T on: the fork's configs and its oracle.
+        en.go_on(child, options.settings or child.settings, oracle)
+        drive(en, log, range(at, n), report, options)
+        report.head_hex = log.head.hex()
+    report.bytes = Path(out).stat().st_size
+    report.rows = {p.id: 0 for p in child.world.people} | en.memory.counts()
+    return report
+
+
+def _check(parent: Scenario, child: Scenario, at: int, n: int) -> None:
+    """A fork at `at` running to tick `n` - 1 keeps its parent's seed, villagers and reflectors."""
     if type(at) is not int or at < 1:
         raise ForkError(f"a fork is at a tick >= 1 (its parent's first ticks are its own), not "
                         f"--at {at!r}")
@@ -173,75 +172,61 @@ def run_fork(parent: Scenario, child: Scenario, at: int, out: str | os.PathLike,
         raise ForkError(f"a fork keeps who reflects: {parent.name} has "
                         f"{', '.join(parent.reflecting) or 'nobody'}, the fork "
                         f"{', '.join(child.reflecting) or 'nobody'}")
-    after = settings or child.settings
-    en = Engine(parent, prefix_oracle, projections=projections, phases=phases)
-    if child.reflecting and oracle is not None:
-        en.oracle = oracle
-        en.preflight()           # the fork's models are there before anything is written
-        en.oracle = prefix_oracle
 
+
+def _prefix(en: Engine, parent: Scenario, at: int,
+            parent_log: str | os.PathLike | None) -> tuple[Prefix, bytes]:
+    """The parent's ticks 0 .. at-1, run by `en` and folded, and the chain value at at-1; with
+    `parent_log`, each frame and chain value held to that log's, byte for byte."""
     # The parent's header, rebuilt, gives its chain values; a parent log is held to them.
     prev = frame_bytes(ZERO, ev.pack(Header(FORMAT, parent.header_digest,
                                             parent.world.seed).to_map()))[1]
-    given = fh = None
-    if parent_log is not None:
-        h = read_header(parent_log)
-        if h.config_digest != parent.header_digest:
-            raise ForkError(f"{parent_log} ran under config digest {h.config_digest[:16]}, and "
-                            f"{parent.name}'s configs have digest {parent.header_digest[:16]}")
-        # The parent's frames as bytes: the fork's prefix is compared with them byte for byte.
-        fh = open(parent_log, "rb")
-        given = scan_raw(fh)
-        next(given, None)        # its header, already read
-
-    report = ForkReport(scenario=child.name, path=Path(out), fork_at=at)
-    frames: list[tuple[int, tuple[ev.Event, ...], object]] = []
-    try:
+    frames: Prefix = []
+    with _parent_frames(parent, parent_log) as given:
         for t in range(at):
             events, ts = en.tick(t)
             payload = encode.payload(t, events)
             prev = frame_bytes(prev, payload)[1]
             if given is not None:
-                theirs = next(given, None)
-                if theirs is None:
-                    raise ForkError(f"{parent_log} ends before tick {t}: a fork at {at} needs the "
-                                    f"parent's ticks 0 to {at - 1}")
-                if theirs[2] != payload:
-                    raise ForkError(f"{parent.name}'s configs do not give {parent_log}'s tick {t} "
-                                    f"(frame {theirs[0]}, byte {theirs[1]}): the log is not a "
-                                    f"run of them")
-                if theirs[3] != prev:
-                    raise ForkError(f"{parent_log}'s chain value at tick {t} is not the one its "
-                                    f"frames give: the log is not a run of {parent.name}'s configs")
+                _same(parent, parent_log, at, t, next(given, None), payload, prev)
             en.apply(t, events, ts)
             frames.append((t, events, ts))
-    finally:
-        if given is not None:
-            given.close()
-            fh.close()
-    report.parent_chain = prev.hex()
+    return frames, prev
 
-    header = Header(FORMAT, child.header_digest, child.world.seed, fork_at=at, parent=parent_head,
-                    parent_chain=prev.hex(), overrides=overrides(parent, child))
-    log = LogWriter.create(out, config_digest=child.header_digest, seed=child.world.seed,
-                           ticks_per_day=child.world.ticks_per_day, fork=header)
-    with writing(log, out, report):
-        for t, events, ts in frames:
-            log.append(t, events)
-            account(report, events, ts, on_round=on_round, progress=progress)
-        del frames
-        # From T on: the fork's configs and its oracle.
-        en.scenario = child
-        en.settings = after
-        en.oracle = oracle
-        if child.world.digest != parent.world.digest:
-            en.world = replace(en.world, config=child.world)
-        drive(en, log, range(at, n), report, keep_going=keep_going, on_round=on_round,
-              progress=progress)
-        report.head_hex = log.head.hex()
-    report.bytes = Path(out).stat().st_size
-    report.rows = {p.id: 0 for p in child.world.people} | en.memory.counts()
-    return report
+
+@contextmanager
+def _parent_frames(parent: Scenario,
+                   parent_log: str | os.PathLike | None) -> Iterator[Iterator | None]:
+    """The parent log's tick frames as bytes, its header checked and passed; None with no log."""
+    if parent_log is None:
+        yield None
+        return
+    h = read_header(parent_log)
+    if h.config_digest != parent.header_digest:
+        raise ForkError(f"{parent_log} ran under config digest {h.config_digest[:16]}, and "
+                        f"{parent.name}'s configs have digest {parent.header_digest[:16]}")
+    with open(parent_log, "rb") as fh:
+        given = scan_raw(fh)
+        next(given, None)        # its header, already read
+        try:
+            yield given
+        finally:
+            given.close()
+
+
+def _same(parent: Scenario, parent_log, at: int, t: int, theirs, payload: bytes,
+          prev: bytes) -> None:
+    """Tick `t`'s frame as the fork ran it is the parent log's: its payload and chain value."""
+    if theirs is None:
+        raise ForkError(f"{parent_log} ends before tick {t}: a fork at {at} needs the "
+                        f"parent's ticks 0 to {at - 1}")
+    if theirs[2] != payload:
+        raise ForkError(f"{parent.name}'s configs do not give {parent_log}'s tick {t} "
+                        f"(frame {theirs[0]}, byte {theirs[1]}): the log is not a "
+                        f"run of them")
+    if theirs[3] != prev:
+        raise ForkError(f"{parent_log}'s chain value at tick {t} is not the one its "
+                        f"frames give: the log is not a run of {parent.name}'s configs")
 
 
 # --- a forked scenario ----------------------------------------------------------------------
@@ -266,9 +251,8 @@ def parent_of(sc: Scenario) -> Scenario:
     return parent
 
 
-def run_forked_scenario(sc: Scenario, oracle, out: str | os.PathLike, *,
-                        settings: Settings | None = None, ticks: int | None = None,
-                        **kw) -> ForkReport:
+def run_forked_scenario(sc: Scenario, oracle, out: str | os.PathLike,
+                        options: RunOptions = RunOptions()) -> ForkReport:
     """Run a forked scenario: the parent's recording answers before `fork_at`, `oracle` after."""
     from kernel.oracle import make
 
@@ -282,7 +266,7 @@ def run_forked_scenario(sc: Scenario, oracle, out: str | os.PathLike, *,
     else:
         prefix = make("replay", replay_from=parent.exemplars)
     return run_fork(parent, sc, at, out, parent_head=parent.head_sha256, prefix_oracle=prefix,
-                    oracle=oracle, ticks=ticks, settings=settings, **kw)
+                    oracle=oracle, options=options)
 
 
 # --- a fork of a log -------------------------------------------------------------------------
@@ -321,7 +305,7 @@ def plan(parent_log: str | os.PathLike, at: int, *, thought: str | os.PathLike |
                             f"scenario {parent.name}'s configs have digest "
                             f"{parent.header_digest[:16]}: they are not the configs it ran")
     else:
-        parent = by_digest(h.config_digest)
+        parent = msc.by_digest(h.config_digest)
         if parent is None:
             raise ForkError(f"no scenario of this home, and not the home's own configs, has the "
                             f"config digest of {parent_log} ({h.config_digest[:16]}): name its "
