@@ -31,7 +31,16 @@ from pathlib import Path
 
 from kernel import config
 from kernel import events as ev
-from kernel.engine.run import Engine, RunOptions, RunReport, TickState, account, drive, writing
+from kernel.engine.run import (
+    DEFAULTS,
+    Engine,
+    RunOptions,
+    RunReport,
+    TickState,
+    account,
+    drive,
+    writing,
+)
 from kernel.engine.scenario import Scenario, is_fork
 from kernel.errors import ConfigError, VillageError
 from kernel.log import FORMAT, Header, LogWriter, encode, read_header, verify
@@ -122,7 +131,7 @@ Prefix = list[tuple[int, tuple[ev.Event, ...], TickState]]
 
 def run_fork(parent: Scenario, child: Scenario, at: int, out: str | os.PathLike, *,
              parent_head: str, prefix_oracle, oracle, parent_log: str | os.PathLike | None = None,
-             options: RunOptions = RunOptions()) -> ForkReport:
+             options: RunOptions = DEFAULTS) -> ForkReport:
     """Write the fork of `parent` at tick `at` into a new log at `out`, and run it on as `child`.
 
     Ticks 0 .. at-1 run under the parent's configs with `prefix_oracle` (the
@@ -252,7 +261,7 @@ def parent_of(sc: Scenario) -> Scenario:
 
 
 def run_forked_scenario(sc: Scenario, oracle, out: str | os.PathLike,
-                        options: RunOptions = RunOptions()) -> ForkReport:
+                        options: RunOptions = DEFAULTS) -> ForkReport:
     """Run a forked scenario: the parent's recording answers before `fork_at`, `oracle` after."""
     from kernel.oracle import make
 

@@ -254,6 +254,10 @@ class RunOptions:
                       phases=self.phases)
 
 
+DEFAULTS = RunOptions()
+"""A run as its scenario says: its settings and ticks, the shipped phases, nothing told."""
+
+
 def account(report: RunReport, events: Sequence[ev.Event], ts: TickState,
             options: RunOptions) -> None:
     """Count one appended tick into the report: its events, its round and its night."""
@@ -290,7 +294,7 @@ def drive(en: Engine, log: LogWriter, ticks: range, report: RunReport,
 
 
 def run_loop(sc: Scenario, oracle, out: str | os.PathLike,
-             options: RunOptions = RunOptions()) -> RunReport:
+             options: RunOptions = DEFAULTS) -> RunReport:
     """Run `sc` from tick 0 into a new log at `out`, with `oracle` answering every model call.
 
     A forked scenario does not come here: kernel.engine.start hands it to the fork.

@@ -42,7 +42,7 @@ def _config_files(sc) -> set[Path]:
 def opened(monkeypatch):
     """Every path opened while the fixture is live, by resolved path, with how often."""
     seen: Counter = Counter()
-    os_open, b_open, io_open = os.open, builtins.open, io.open
+    os_open, b_open = os.open, builtins.open
 
     def count(p) -> None:
         if isinstance(p, str | os.PathLike):
