@@ -122,7 +122,7 @@ def fork_cmd(run: str, at: int, thought: str | None, world: str | None, scenario
         oracle = None
     elif backend == "replay":
         if exemplars is not None:
-            oracle = make("replay", replay_from=exemplars)
+            oracle = make("replay", p.child.models, replay_from=exemplars)
         elif prefix is not None and not isinstance(prefix, fork._NoPrefixOracle):
             oracle = prefix       # the parent's recording goes on past T
         else:

@@ -61,15 +61,26 @@ class ForkError(VillageError):
 
 def fork_world(parent: Scenario, path: str | os.PathLike) -> wconfig.WorldConfig:
     """The world config at `path`, refused unless it differs from the parent's only in policy and food."""
-    theirs = config.thaw(config.load(_world_file(parent), schema="world").value)
-    c = config.load(path, schema="world")
+    return _fork_world(parent, config.load(path, schema="world"))
+
+
+def _fork_world(parent: Scenario, c: config.Config) -> wconfig.WorldConfig:
+    theirs = config.thaw(_config(parent, "world").value)
     mine = config.thaw(c.value)
     keys = sorted((set(theirs) | set(mine)) - set(WORLD_MAY_CHANGE) - {"description"})
     changed = [k for k in keys if theirs.get(k) != mine.get(k)]
     if changed:
         raise ForkError(f"a fork's world may change only {' and '.join(WORLD_MAY_CHANGE)}, and "
-                        f"{path} changes {', '.join(changed)}: a fork keeps its villagers and grid")
+                        f"{c.path} changes {', '.join(changed)}: a fork keeps its villagers and "
+                        f"grid")
     return wconfig.from_value(c.value, digest=c.digest, source=str(c.path))
+
+
+def _config(sc: Scenario, what: str) -> config.Config:
+    """The config `sc` was resolved with, as it was loaded then (read here only for a scenario
+    made without them)."""
+    got = dict(sc.configs).get(what)
+    return got if got is not None else config.load(dict(sc.files)[what], schema=what)
 
 
 def _world_file(sc: Scenario) -> Path:
@@ -83,10 +94,9 @@ def fork_settings(parent: Scenario, thought: str | os.PathLike) -> Settings:
     if parent.settings is None:
         raise ForkError(f"a thought config changes how villagers reflect, and nobody reflects in "
                         f"{parent.name}'s run")
-    # every file the parent's settings were read from, by what it is, with the thought one replaced
-    f = {k: v for k, v in parent.files if k != "world"}
-    f["thought"] = thought
-    return msettings.load(**f)
+    # every config the parent's settings were made of, by what it is, with the thought one replaced
+    return msettings.of(thought=config.load(thought, schema="thought"),
+                        **{k: _config(parent, k) for k in ("models", "importance", "embedder")})
 
 
 def overrides(parent: Scenario, child: Scenario) -> tuple[tuple[str, str], ...]:
@@ -248,7 +258,7 @@ def parent_of(sc: Scenario) -> Scenario:
     name = sc.parent
     if name == sc.name:
         raise ForkError(f"scenario {sc.name} names itself as its parent")
-    parent = msc.load(name)
+    parent = msc.load(name, known=(c for _, c in sc.configs))
     if is_fork(parent):
         raise ForkError(f"scenario {sc.name}'s parent {name} is itself a fork: a fork's parent is "
                         f"a run from tick 0")
@@ -256,7 +266,7 @@ def parent_of(sc: Scenario) -> Scenario:
     if type(at) is not int or not 1 <= at <= parent.ticks:
         raise ConfigError(f"scenario {sc.name} forks {name} at tick {at!r}, and {name} runs "
                           f"{parent.ticks} ticks: fork_at is between 1 and {parent.ticks}")
-    fork_world(parent, _world_file(sc))
+    _fork_world(parent, _config(sc, "world"))
     return parent
 
 
@@ -273,7 +283,7 @@ def run_forked_scenario(sc: Scenario, oracle, out: str | os.PathLike,
         prefix = _NoPrefixOracle(f"scenario {parent.name} has no recording, and {sc.name}'s ticks "
                                  f"before {at} hold its reflection rounds")
     else:
-        prefix = make("replay", replay_from=parent.exemplars)
+        prefix = make("replay", parent.models, replay_from=parent.exemplars)
     return run_fork(parent, sc, at, out, parent_head=parent.head_sha256, prefix_oracle=prefix,
                     oracle=oracle, options=options)
 
@@ -354,4 +364,4 @@ def prefix_oracle(p: Plan):
         return _NoPrefixOracle(f"{p.parent_log}'s ticks before {p.at} hold reflection rounds, and "
                                f"rebuilding them needs the parent's recording: give it with "
                                f"--parent-exemplars")
-    return make("replay", replay_from=p.parent_recording)
+    return make("replay", p.parent.models, replay_from=p.parent_recording)

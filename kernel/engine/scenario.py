@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +53,9 @@ class Scenario:
     parent: str | None = None                # a fork: the scenario whose first fork_at ticks it shares
     fork_at: int | None = None
     raw: dict = field(repr=False, compare=False, default_factory=dict)
+    # every config read to resolve it, loaded and checked, by what it is: what a fork's parent,
+    # a fork's settings or a backend read from here instead of from the file again
+    configs: tuple[tuple[str, config.Config], ...] = field(repr=False, compare=False, default=())
 
     @property
     def world_only(self) -> bool:
@@ -114,10 +118,26 @@ def committed() -> list[str]:
     return sorted(x.name for x in d.iterdir() if (x / "scenario.json").is_file())
 
 
-def load(name_or_path: str | os.PathLike) -> Scenario:
-    """Read, check and resolve a scenario; every file it names is loaded here."""
+class _Reader:
+    """Loads each config once by its resolved path (and schema): a fork's parent is resolved
+    with the configs the fork already read, the home's importance, models and embedder."""
+
+    def __init__(self, known: Iterable[config.Config] = ()):
+        self._got = {(c.path.resolve(), c.name): c for c in known}
+
+    def __call__(self, path: Path, schema: str) -> config.Config:
+        key = (Path(path).resolve(), schema)
+        if key not in self._got:
+            self._got[key] = config.load(path, schema=schema)
+        return self._got[key]
+
+
+def load(name_or_path: str | os.PathLike, *, known: Iterable[config.Config] = ()) -> Scenario:
+    """Read, check and resolve a scenario; every file it names is loaded here, once (a config
+    among `known`, already loaded, is not read again)."""
+    read = _Reader(known)
     folder = find(name_or_path)
-    sc = config.load(folder / "scenario.json", schema="scenario")
+    sc = read(folder / "scenario.json", "scenario")
     v = config.thaw(sc.value)
     home = config.find_home(folder) or config.home()
 
@@ -131,7 +151,8 @@ def load(name_or_path: str | os.PathLike) -> Scenario:
         return config.config_file(f"{default}.json")
 
     wpath = folder / "world.json"
-    world = wconfig.load(wpath)
+    wc = read(wpath, "world")
+    world = wconfig.from_value(wc.value, digest=wc.digest, source=str(wc.path))
     names = [p.name for p in world.people]
     reflecting = tuple(v.get("reflecting", names))
     unknown = sorted(set(reflecting) - set(names))
@@ -139,27 +160,25 @@ def load(name_or_path: str | os.PathLike) -> Scenario:
         raise ConfigError(f"scenario {v['name']} names reflecting villagers its world does not "
                           f"have: {', '.join(unknown)}")
     ipath = own("importance", "importance")
-    imp = config.load(ipath, schema="importance")
-    files = [("world", wpath), ("importance", ipath)]
-    settings = models = night = None
+    imp = read(ipath, "importance")
+    configs = [("scenario", sc), ("world", wc), ("importance", imp)]
+    settings = night = None
     if reflecting:
-        tpath, mpath = own("thought", "thought"), own("models", "models")
-        epath = config.config_file("embedder.json")
-        thought = config.load(tpath, schema="thought")
-        models = config.load(mpath, schema="models")
-        settings = msettings.of(thought=thought, models=models, importance=imp,
-                                embedder=config.load(epath, schema="embedder"))
-        night = msettings.night_of(thought)
-        files += [("thought", tpath), ("models", mpath), ("embedder", epath)]
+        paths = {"thought": own("thought", "thought"), "models": own("models", "models"),
+                 "embedder": config.config_file("embedder.json")}
+        got = {k: read(p, k) for k, p in paths.items()}
+        settings = msettings.of(**got, importance=imp)
+        night = msettings.night_of(got["thought"])
+        configs += got.items()
     ex = v.get("exemplars")
     return Scenario(
         name=v["name"], folder=folder, description=v["description"], ticks=v["ticks"],
         head_sha256=v["head_sha256"], world=world, rules=Importance.from_value(imp.value),
         rules_digest=imp.digest, valences=valences(imp), settings=settings, night=night,
-        models=models,
-        exemplars=(home / ex) if ex else None,
+        models=dict(configs).get("models"), exemplars=(home / ex) if ex else None,
         recorded_with=config.freeze(v.get("recorded_with", {})), reflecting=reflecting,
-        files=tuple(files), parent=v.get("parent"), fork_at=v.get("fork_at"), raw=v,
+        files=tuple((k, c.path) for k, c in configs if k != "scenario"),
+        parent=v.get("parent"), fork_at=v.get("fork_at"), raw=v, configs=tuple(configs),
     )
 
 
@@ -181,15 +200,19 @@ def rules_digest(name_or_path: str | os.PathLike = "importance") -> str:
 def of_world(world: str | os.PathLike | wconfig.WorldConfig = "world", *, ticks: int | None = None,
              importance: str | os.PathLike = "importance") -> Scenario:
     """A world run as a scenario: the world config, its rules, and nobody reflecting."""
+    configs = []
     if not isinstance(world, wconfig.WorldConfig):
-        world = wconfig.load(world)
+        wc = config.load(world, schema="world")
+        world = wconfig.from_value(wc.value, digest=wc.digest, source=str(wc.path))
+        configs.append(("world", wc))
     imp = config.load(importance, schema="importance")
     n = world.ticks_per_day if ticks is None else ticks
     return Scenario(
         name="world", folder=None, description="a world run", ticks=n, head_sha256=None,
         world=world, rules=Importance.from_value(imp.value), rules_digest=imp.digest,
-        valences=valences(imp), settings=None, night=None, models=None, exemplars=None, recorded_with=config.freeze({}),
-        reflecting=(), files=(("importance", imp.path),),
+        valences=valences(imp), settings=None, night=None, models=None, exemplars=None,
+        recorded_with=config.freeze({}), reflecting=(), files=(("importance", imp.path),),
+        configs=(*configs, ("importance", imp)),
     )
 
 

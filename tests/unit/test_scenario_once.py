@@ -30,12 +30,14 @@ from kernel.errors import ConfigError
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _config_files(sc) -> set[Path]:
-    """What counts as a config file of `sc`'s run: the JSON files in configs/ (schemas too) and
-    in the scenario's folder. Prompt templates are read by each rendering (kernel.seam) and a
-    recording is not a config, so neither is counted here."""
-    homes = (config.configs_dir().resolve(), sc.folder.resolve())
-    return {p.resolve() for d in homes for p in d.rglob("*.json")}
+def _config_files() -> set[Path]:
+    """What counts as a config file: the JSON files in the home's configs/ and in its scenarios'
+    folders. A schema is read by kernel.config for each file it checks, a prompt template by
+    each rendering (kernel.seam), and a recording is not a config: none is counted here."""
+    homes = (config.configs_dir().resolve(), msc.fixtures_dir().resolve())
+    schemas = (config.configs_dir() / "schema").resolve()
+    return {p.resolve() for d in homes for p in d.rglob("*.json")
+            if schemas not in p.resolve().parents}
 
 
 @pytest.fixture
@@ -65,19 +67,20 @@ def opened(monkeypatch):
     return seen
 
 
-def test_one_village_run_reads_each_config_file_once(opened, tmp_path):
-    res = CliRunner().invoke(main, ["run", "day-of-three", "--oracle", "replay",
+@pytest.mark.parametrize("name", ["day-of-three", "five-days-of-halla-cap-1"])
+def test_one_village_run_reads_each_config_file_once(opened, tmp_path, name):
+    res = CliRunner().invoke(main, ["run", name, "--oracle", "replay",
                                     "--out", str(tmp_path / "run.log")])
     assert res.exit_code == 0, res.output
     during = dict(opened)          # before this test loads the scenario again, to name its files
-    sc = engine.load_scenario("day-of-three")
-    files = _config_files(sc)
+    sc = engine.load_scenario(name)
+    runs = [sc] + ([engine.load_scenario(sc.parent)] if sc.parent is not None else [])
+    files = _config_files()
     read = {p: n for p, n in during.items() if p in files}
-    # the run read the configs it runs under: the scenario's own and the home's
-    for name in ("scenario.json", "world.json"):
-        assert read.get((sc.folder / name).resolve()) == 1, read
-    for what, path in sc.files:
-        assert read.get(path.resolve()) == 1, (what, read)
+    # the run read the configs it runs under (a fork's and its parent's): their own and the home's
+    for s in runs:
+        for what, path in (("scenario", s.folder / "scenario.json"), *s.files):
+            assert read.get(path.resolve()) == 1, (s.name, what, read)
     twice = {str(p): n for p, n in read.items() if n > 1}
     assert twice == {}, f"config files read more than once in one village run: {twice}"
 
