@@ -100,8 +100,7 @@ def fork_cmd(run: str, at: int, thought: str | None, world: str | None, scenario
     The new log's header names the parent (its head hash), the parent's chain
     value at tick T-1, fork_at and the digests of the configs changed.
     """
-    from kernel.engine import fork
-    from kernel.engine.run import RunOptions
+    from kernel.engine import RunOptions, fork
 
     if record and backend == "replay":
         raise click.UsageError("--record needs a live oracle: --oracle llamacpp or ollama")
