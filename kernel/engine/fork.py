@@ -162,7 +162,8 @@ def run_fork(parent: Scenario, child: Scenario, at: int, out: str | os.PathLike,
     header = Header(FORMAT, child.header_digest, child.world.seed, fork_at=at, parent=parent_head,
                     parent_chain=chain.hex(), overrides=overrides(parent, child))
     log = LogWriter.create(out, config_digest=child.header_digest, seed=child.world.seed,
-                           ticks_per_day=child.world.ticks_per_day, fork=header)
+                           ticks_per_day=child.world.ticks_per_day, fork=header,
+                           commit_every=options.commit_every)
     with writing(log, out, report):
         for t, events, ts in frames:
             log.append(t, events)
