@@ -6,7 +6,6 @@ at T and runs the fork; this parses, makes the oracles and prints.
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 from pathlib import Path
@@ -28,6 +27,7 @@ def _bar(total: int):
 def _save_as(name: str, p, report, recording: Path | None, label: dict | None,
              thought: str | None, world: str | None) -> Path:
     """Write the fork as a scenario of the home: fixtures/NAME, beside its parent."""
+    from kernel.engine import scenario as msc
     from kernel.engine.fork import _world_file
 
     folder = config.home() / "fixtures" / name
@@ -60,9 +60,7 @@ def _save_as(name: str, p, report, recording: Path | None, label: dict | None,
         v["exemplars"] = str(recording.resolve().relative_to(config.home().resolve()))
     if label is not None:
         v["recorded_with"] = label
-    config.validate("scenario", v, source=str(folder / "scenario.json"))
-    (folder / "scenario.json").write_text(json.dumps(v, indent=2, ensure_ascii=False) + "\n",
-                                          encoding="utf-8")
+    msc.write(folder, v)
     return folder
 
 
@@ -102,7 +100,7 @@ def fork_cmd(run: str, at: int, thought: str | None, world: str | None, scenario
     The new log's header names the parent (its head hash), the parent's chain
     value at tick T-1, fork_at and the digests of the configs changed.
     """
-    from kernel.engine import fork
+    from kernel.engine import RunOptions, fork
 
     live = entry(backend).live
     if record and not live:
@@ -124,7 +122,7 @@ def fork_cmd(run: str, at: int, thought: str | None, world: str | None, scenario
         oracle = None
     elif not live:
         if exemplars is not None:
-            oracle = make(backend, replay_from=exemplars)
+            oracle = make(backend, p.child.models, replay_from=exemplars)
         elif prefix is not None and not isinstance(prefix, fork._NoPrefixOracle):
             oracle = prefix       # the parent's recording goes on past T
         else:
@@ -146,7 +144,7 @@ def fork_cmd(run: str, at: int, thought: str | None, world: str | None, scenario
     with _bar(p.ticks) as bar:
         report = fork.run_fork(p.parent, p.child, p.at, out, parent_head=p.parent_head,
                                prefix_oracle=prefix, oracle=oracle, parent_log=p.parent_log,
-                               ticks=p.ticks, progress=bar.update)
+                               options=RunOptions(ticks=p.ticks, progress=bar.update))
     click.echo(f"  ticks 0 to {p.at - 1}: {p.parent.name}'s frames, byte for byte; its chain at "
                f"tick {p.at - 1} {report.parent_chain[:16]}")
     click.echo(f"  {report.ticks} ticks, {report.events} events, {report.thoughts} thoughts "

@@ -26,12 +26,12 @@ def _rules(importance: Path | None = None):
 
 
 def _felt(importance: Path | None = None) -> dict:
-    """The valence table and the world's day, for the felt view."""
-    from kernel import world
-    from kernel.engine.felt import valences_of
+    """The valence table and the world's day, for the felt view: the home's world run under
+    the importance table given, each file read once."""
+    from kernel.engine import scenario
 
-    return {"valences": valences_of(importance or "importance"),
-            "ticks_per_day": world.load().ticks_per_day}
+    sc = scenario.of_world(importance=importance or "importance")
+    return {"valences": sc.valences, "ticks_per_day": sc.world.ticks_per_day}
 
 
 @click.command("index", context_settings=CONTEXT)

@@ -65,17 +65,8 @@ def run_index(sc, out: Path):
     from kernel.store.paths import check_index_path
 
     check_index_path(out, None)
-    felt = _valences(sc)
-    return RunIndex(sc.rules, rules_digest=sc.rules_digest, valences=felt,
+    return RunIndex(sc.rules, rules_digest=sc.rules_digest, valences=sc.valences,
                     ticks_per_day=sc.world.ticks_per_day)
-
-
-def _valences(sc):
-    """The scenario importance table's valences (for the felt view), where it has them."""
-    from kernel.engine.felt import valences_of
-
-    path = dict(sc.files).get("importance")
-    return valences_of(path) if path is not None else None
 
 
 def write_index(idx, res) -> None:

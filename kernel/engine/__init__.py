@@ -1,10 +1,14 @@
-"""The engine: one driver for every run, its tick phases, and the projections it folds.
+"""The engine: one entry for every run, its tick loop and phases, the fork, and the projections it folds.
 
-`run(scenario, oracle, out)` steps a scenario tick by tick through the
-phases world, perceive, reflect and night, appends one frame a tick, and
-folds each frame into its projections. `fold(log, projections)` derives the
-same projections from a log on disk. `scenario.load` resolves a scenario's
-files once into typed values; `scenario.of_world` makes a world run one.
+`run(scenario, oracle, out)` (kernel.engine.start) is the one entry: it
+gathers a run's options into one `RunOptions` value and hands a scenario to
+the tick loop (kernel.engine.run), which steps it tick by tick through the
+phases world, perceive, reflect and night, appends one frame a tick and
+folds each frame into its projections, or, for a forked scenario, to the
+fork (kernel.engine.fork), which rebuilds the parent's first ticks and
+runs on the loop. `fold(log, projections)` derives the same projections
+from a log on disk. `scenario.load` resolves a scenario's files once into
+typed values; `scenario.of_world` makes a world run one.
 """
 
 from kernel.engine.projection import (
@@ -21,16 +25,16 @@ from kernel.engine.run import (
     PHASES,
     Engine,
     Frame,
+    RunOptions,
     RunReport,
     TickState,
-    run,
-    run_world,
     world_frames,
 )
 from kernel.engine.scenario import Scenario, committed, load_rules, of_world, rules_digest
 from kernel.engine.scenario import load as load_scenario
+from kernel.engine.start import run, run_with, run_world
 
 __all__ = ["PHASES", "Engine", "Folded", "Frame", "MemoryProjection", "MemoryState", "Projection",
-           "RecordedVectors", "RunReport", "Scenario", "TickState", "VectorsProjection",
-           "committed", "fold", "load_rules", "load_scenario", "memory_of", "of_world",
-           "rules_digest", "run", "run_world", "world_frames"]
+           "RecordedVectors", "RunOptions", "RunReport", "Scenario", "TickState",
+           "VectorsProjection", "committed", "fold", "load_rules", "load_scenario", "memory_of",
+           "of_world", "rules_digest", "run", "run_with", "run_world", "world_frames"]

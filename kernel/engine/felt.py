@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from kernel import config
 from kernel import events as ev
+from kernel.engine import scenario as msc
 from kernel.engine.projection import MemoryProjection
 from kernel.errors import VillageError
 from kernel.laws import felt as lf
@@ -240,13 +241,11 @@ class FeltProjection(FeltBook):
 
 
 def valences_of(importance: str | os.PathLike = "importance") -> lf.Valences | None:
-    """The valence table of an importance file, or None where it has none."""
-    v = config.thaw(config.load(importance, schema="importance").value).get("valence")
-    return None if v is None else lf.Valences.from_value(v)
+    """The valence table of an importance file, or None where it has none. A scenario's is
+    `Scenario.valences`, read when it was loaded."""
+    return msc.valences(config.load(importance, schema="importance"))
 
 
 def felt_of(sc) -> FeltProjection | None:
     """A felt projection for a scenario whose importance table has valences; else None."""
-    path = dict(sc.files).get("importance")
-    val = valences_of(path) if path is not None else None
-    return None if val is None else FeltProjection(val, sc.world.ticks_per_day)
+    return None if sc.valences is None else FeltProjection(sc.valences, sc.world.ticks_per_day)

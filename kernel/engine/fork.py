@@ -12,29 +12,39 @@ The fork's log header names the parent (its head hash), the parent's chain
 value at tick T-1, `fork_at` and the digests of the configs it changed; the
 header of a run that is not a fork does not change. A forked scenario
 (`parent` and `fork_at` in its scenario.json) replays from the parent's
-recording up to T and from its own after: `kernel.engine.run` hands it here.
+recording up to T and from its own after: `kernel.engine.start` hands it
+here, with the run's options (`RunOptions`) as one value.
 
 This module owns rebuilding the state at T and the loop of a fork; the
 order of a tick is kernel.engine.run's, the state the projections', and
-the log's bytes kernel.log's.
+the log's bytes kernel.log's. It builds on the tick loop and must not be
+imported by it.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kernel import config
 from kernel import events as ev
-from kernel.engine.projection import Projection
-from kernel.engine.run import PHASES, Engine, Phase, RunReport, account, drive, writing
-from kernel.engine.scenario import Scenario
-from kernel.errors import ConfigError, ForkError, VillageError
+from kernel.engine.run import (
+    DEFAULTS,
+    Engine,
+    RunOptions,
+    RunReport,
+    TickState,
+    account,
+    drive,
+    writing,
+)
+from kernel.engine.scenario import Scenario, is_fork
+from kernel.errors import ConfigError, ForkError
 from kernel.log import FORMAT, Header, LogWriter, encode, read_header, verify
 from kernel.log.frame import ZERO, frame_bytes, scan_raw
-from kernel.mind.reflect import Round
 from kernel.mind.settings import Settings
 from kernel.world import config as wconfig
 
@@ -42,49 +52,31 @@ WORLD_MAY_CHANGE = ("policy", "food")
 """The only keys of a world config a fork may change: a fork keeps its villagers and its grid."""
 
 
-def by_digest(digest: str, *, forks: bool = False) -> Scenario | None:
-    """The home's scenario whose runs carry `digest` in their header, or the home's world run.
-
-    A forked scenario is one only with `forks`, and after every scenario that is not a fork.
-    """
-    from kernel.engine import scenario as msc
-
-    found = []
-    for name in msc.committed():
-        try:
-            sc = msc.load(name)
-        except VillageError:
-            continue
-        if sc.header_digest == digest and (forks or not is_fork(sc)):
-            found.append(sc)
-    found.sort(key=is_fork)
-    if found:
-        return found[0]
-    try:
-        w = msc.of_world("world")
-    except VillageError:
-        return None
-    return w if w.header_digest == digest else None
-
-
-def is_fork(sc: Scenario) -> bool:
-    return sc.parent is not None
-
-
 # --- what may change --------------------------------------------------------------------
 
 
 def fork_world(parent: Scenario, path: str | os.PathLike) -> wconfig.WorldConfig:
     """The world config at `path`, refused unless it differs from the parent's only in policy and food."""
-    theirs = config.thaw(config.load(_world_file(parent), schema="world").value)
-    c = config.load(path, schema="world")
+    return _fork_world(parent, config.load(path, schema="world"))
+
+
+def _fork_world(parent: Scenario, c: config.Config) -> wconfig.WorldConfig:
+    theirs = config.thaw(_config(parent, "world").value)
     mine = config.thaw(c.value)
     keys = sorted((set(theirs) | set(mine)) - set(WORLD_MAY_CHANGE) - {"description"})
     changed = [k for k in keys if theirs.get(k) != mine.get(k)]
     if changed:
         raise ForkError(f"a fork's world may change only {' and '.join(WORLD_MAY_CHANGE)}, and "
-                        f"{path} changes {', '.join(changed)}: a fork keeps its villagers and grid")
+                        f"{c.path} changes {', '.join(changed)}: a fork keeps its villagers and "
+                        f"grid")
     return wconfig.from_value(c.value, digest=c.digest, source=str(c.path))
+
+
+def _config(sc: Scenario, what: str) -> config.Config:
+    """The config `sc` was resolved with, as it was loaded then (read here only for a scenario
+    made without them)."""
+    got = dict(sc.configs).get(what)
+    return got if got is not None else config.load(dict(sc.files)[what], schema=what)
 
 
 def _world_file(sc: Scenario) -> Path:
@@ -98,10 +90,9 @@ def fork_settings(parent: Scenario, thought: str | os.PathLike) -> Settings:
     if parent.settings is None:
         raise ForkError(f"a thought config changes how villagers reflect, and nobody reflects in "
                         f"{parent.name}'s run")
-    # every file the parent's settings were read from, by what it is, with the thought one replaced
-    f = {k: v for k, v in parent.files if k != "world"}
-    f["thought"] = thought
-    return msettings.load(**f)
+    # every config the parent's settings were made of, by what it is, with the thought one replaced
+    return msettings.of(thought=config.load(thought, schema="thought"),
+                        **{k: _config(parent, k) for k in ("models", "importance", "embedder")})
 
 
 def overrides(parent: Scenario, child: Scenario) -> tuple[tuple[str, str], ...]:
@@ -130,6 +121,9 @@ class _NoPrefixOracle:
     def generate(self, ask):
         raise ForkError(self.why)
 
+    def generate_many(self, asks):
+        raise ForkError(self.why)
+
     def embed(self, model, texts, purpose=""):
         raise ForkError(self.why)
 
@@ -140,23 +134,51 @@ class ForkReport(RunReport):
     parent_chain: str = ""
 
 
+Prefix = list[tuple[int, tuple[ev.Event, ...], TickState]]
+"""A fork's ticks before T as the engine ran them: (tick, its events, what its phases handed on)."""
+
+
 def run_fork(parent: Scenario, child: Scenario, at: int, out: str | os.PathLike, *,
              parent_head: str, prefix_oracle, oracle, parent_log: str | os.PathLike | None = None,
-             ticks: int | None = None, settings: Settings | None = None,
-             progress: Callable[[int], None] | None = None,
-             on_round: Callable[[Round], None] | None = None, keep_going: bool = False,
-             projections: Sequence[Projection] = (),
-             phases: Sequence[tuple[str, Phase]] = PHASES) -> ForkReport:
+             options: RunOptions = DEFAULTS) -> ForkReport:
     """Write the fork of `parent` at tick `at` into a new log at `out`, and run it on as `child`.
 
     Ticks 0 .. at-1 run under the parent's configs with `prefix_oracle` (the
     parent's recording) answering any round; with `parent_log`, each frame
     must be that log's, and the chain value at at-1 its chain value. From
-    `at` on the engine runs under `child`'s world and `settings` (default
-    `child.settings`) with `oracle`, to tick `ticks` - 1 (default
-    `child.ticks`).
+    `at` on the engine runs under `child`'s world and `options.settings`
+    (default `child.settings`) with `oracle`, to tick `options.ticks` - 1
+    (default `child.ticks`).
     """
-    n = child.ticks if ticks is None else ticks
+    n = child.ticks if options.ticks is None else options.ticks
+    _check(parent, child, at, n)
+    en = Engine(parent, prefix_oracle, projections=options.projections, phases=options.phases)
+    if child.reflecting:
+        en.preflight(oracle)     # the fork's models are there before anything is written
+    report = ForkReport(scenario=child.name, path=Path(out), fork_at=at)
+    frames, chain = _prefix(en, parent, at, parent_log)
+    report.parent_chain = chain.hex()
+    header = Header(FORMAT, child.header_digest, child.world.seed, fork_at=at, parent=parent_head,
+                    parent_chain=chain.hex(), overrides=overrides(parent, child))
+    log = LogWriter.create(out, config_digest=child.header_digest, seed=child.world.seed,
+                           ticks_per_day=child.world.ticks_per_day, fork=header,
+                           commit_every=options.commit_every)
+    with writing(log, out, report):
+        for t, events, ts in frames:
+            log.append(t, events)
+            account(report, events, ts, options)
+        del frames
+        # From T on: the fork's configs and its oracle.
+        en.go_on(child, options.settings or child.settings, oracle)
+        drive(en, log, range(at, n), report, options)
+        report.head_hex = log.head.hex()
+    report.bytes = Path(out).stat().st_size
+    report.rows = {p.id: 0 for p in child.world.people} | en.memory.counts()
+    return report
+
+
+def _check(parent: Scenario, child: Scenario, at: int, n: int) -> None:
+    """A fork at `at` running to tick `n` - 1 keeps its parent's seed, villagers and reflectors."""
     if type(at) is not int or at < 1:
         raise ForkError(f"a fork is at a tick >= 1 (its parent's first ticks are its own), not "
                         f"--at {at!r}")
@@ -169,75 +191,61 @@ def run_fork(parent: Scenario, child: Scenario, at: int, out: str | os.PathLike,
         raise ForkError(f"a fork keeps who reflects: {parent.name} has "
                         f"{', '.join(parent.reflecting) or 'nobody'}, the fork "
                         f"{', '.join(child.reflecting) or 'nobody'}")
-    after = settings or child.settings
-    en = Engine(parent, prefix_oracle, projections=projections, phases=phases)
-    if child.reflecting and oracle is not None:
-        en.oracle = oracle
-        en.preflight()           # the fork's models are there before anything is written
-        en.oracle = prefix_oracle
 
+
+def _prefix(en: Engine, parent: Scenario, at: int,
+            parent_log: str | os.PathLike | None) -> tuple[Prefix, bytes]:
+    """The parent's ticks 0 .. at-1, run by `en` and folded, and the chain value at at-1; with
+    `parent_log`, each frame and chain value held to that log's, byte for byte."""
     # The parent's header, rebuilt, gives its chain values; a parent log is held to them.
     prev = frame_bytes(ZERO, ev.pack(Header(FORMAT, parent.header_digest,
                                             parent.world.seed).to_map()))[1]
-    given = fh = None
-    if parent_log is not None:
-        h = read_header(parent_log)
-        if h.config_digest != parent.header_digest:
-            raise ForkError(f"{parent_log} ran under config digest {h.config_digest[:16]}, and "
-                            f"{parent.name}'s configs have digest {parent.header_digest[:16]}")
-        # The parent's frames as bytes: the fork's prefix is compared with them byte for byte.
-        fh = open(parent_log, "rb")
-        given = scan_raw(fh)
-        next(given, None)        # its header, already read
-
-    report = ForkReport(scenario=child.name, path=Path(out), fork_at=at)
-    frames: list[tuple[int, tuple[ev.Event, ...], object]] = []
-    try:
+    frames: Prefix = []
+    with _parent_frames(parent, parent_log) as given:
         for t in range(at):
             events, ts = en.tick(t)
             payload = encode.payload(t, events)
             prev = frame_bytes(prev, payload)[1]
             if given is not None:
-                theirs = next(given, None)
-                if theirs is None:
-                    raise ForkError(f"{parent_log} ends before tick {t}: a fork at {at} needs the "
-                                    f"parent's ticks 0 to {at - 1}")
-                if theirs[2] != payload:
-                    raise ForkError(f"{parent.name}'s configs do not give {parent_log}'s tick {t} "
-                                    f"(frame {theirs[0]}, byte {theirs[1]}): the log is not a "
-                                    f"run of them")
-                if theirs[3] != prev:
-                    raise ForkError(f"{parent_log}'s chain value at tick {t} is not the one its "
-                                    f"frames give: the log is not a run of {parent.name}'s configs")
+                _same(parent, parent_log, at, t, next(given, None), payload, prev)
             en.apply(t, events, ts)
             frames.append((t, events, ts))
-    finally:
-        if given is not None:
-            given.close()
-            fh.close()
-    report.parent_chain = prev.hex()
+    return frames, prev
 
-    header = Header(FORMAT, child.header_digest, child.world.seed, fork_at=at, parent=parent_head,
-                    parent_chain=prev.hex(), overrides=overrides(parent, child))
-    log = LogWriter.create(out, config_digest=child.header_digest, seed=child.world.seed,
-                           ticks_per_day=child.world.ticks_per_day, fork=header)
-    with writing(log, out, report):
-        for t, events, ts in frames:
-            log.append(t, events)
-            account(report, events, ts, on_round=on_round, progress=progress)
-        del frames
-        # From T on: the fork's configs and its oracle.
-        en.scenario = child
-        en.settings = after
-        en.oracle = oracle
-        if child.world.digest != parent.world.digest:
-            en.world = replace(en.world, config=child.world)
-        drive(en, log, range(at, n), report, keep_going=keep_going, on_round=on_round,
-              progress=progress)
-        report.head_hex = log.head.hex()
-    report.bytes = Path(out).stat().st_size
-    report.rows = {p.id: 0 for p in child.world.people} | en.memory.counts()
-    return report
+
+@contextmanager
+def _parent_frames(parent: Scenario,
+                   parent_log: str | os.PathLike | None) -> Iterator[Iterator | None]:
+    """The parent log's tick frames as bytes, its header checked and passed; None with no log."""
+    if parent_log is None:
+        yield None
+        return
+    h = read_header(parent_log)
+    if h.config_digest != parent.header_digest:
+        raise ForkError(f"{parent_log} ran under config digest {h.config_digest[:16]}, and "
+                        f"{parent.name}'s configs have digest {parent.header_digest[:16]}")
+    with open(parent_log, "rb") as fh:
+        given = scan_raw(fh)
+        next(given, None)        # its header, already read
+        try:
+            yield given
+        finally:
+            given.close()
+
+
+def _same(parent: Scenario, parent_log, at: int, t: int, theirs, payload: bytes,
+          prev: bytes) -> None:
+    """Tick `t`'s frame as the fork ran it is the parent log's: its payload and chain value."""
+    if theirs is None:
+        raise ForkError(f"{parent_log} ends before tick {t}: a fork at {at} needs the "
+                        f"parent's ticks 0 to {at - 1}")
+    if theirs[2] != payload:
+        raise ForkError(f"{parent.name}'s configs do not give {parent_log}'s tick {t} "
+                        f"(frame {theirs[0]}, byte {theirs[1]}): the log is not a "
+                        f"run of them")
+    if theirs[3] != prev:
+        raise ForkError(f"{parent_log}'s chain value at tick {t} is not the one its "
+                        f"frames give: the log is not a run of {parent.name}'s configs")
 
 
 # --- a forked scenario ----------------------------------------------------------------------
@@ -250,7 +258,7 @@ def parent_of(sc: Scenario) -> Scenario:
     name = sc.parent
     if name == sc.name:
         raise ForkError(f"scenario {sc.name} names itself as its parent")
-    parent = msc.load(name)
+    parent = msc.load(name, known=(c for _, c in sc.configs))
     if is_fork(parent):
         raise ForkError(f"scenario {sc.name}'s parent {name} is itself a fork: a fork's parent is "
                         f"a run from tick 0")
@@ -258,13 +266,12 @@ def parent_of(sc: Scenario) -> Scenario:
     if type(at) is not int or not 1 <= at <= parent.ticks:
         raise ConfigError(f"scenario {sc.name} forks {name} at tick {at!r}, and {name} runs "
                           f"{parent.ticks} ticks: fork_at is between 1 and {parent.ticks}")
-    fork_world(parent, _world_file(sc))
+    _fork_world(parent, _config(sc, "world"))
     return parent
 
 
-def run_forked_scenario(sc: Scenario, oracle, out: str | os.PathLike, *,
-                        settings: Settings | None = None, ticks: int | None = None,
-                        **kw) -> ForkReport:
+def run_forked_scenario(sc: Scenario, oracle, out: str | os.PathLike,
+                        options: RunOptions = DEFAULTS) -> ForkReport:
     """Run a forked scenario: the parent's recording answers before `fork_at`, `oracle` after."""
     from kernel.oracle import make
 
@@ -276,9 +283,9 @@ def run_forked_scenario(sc: Scenario, oracle, out: str | os.PathLike, *,
         prefix = _NoPrefixOracle(f"scenario {parent.name} has no recording, and {sc.name}'s ticks "
                                  f"before {at} hold its reflection rounds")
     else:
-        prefix = make("replay", replay_from=parent.exemplars)
+        prefix = make("replay", parent.models, replay_from=parent.exemplars)
     return run_fork(parent, sc, at, out, parent_head=parent.head_sha256, prefix_oracle=prefix,
-                    oracle=oracle, ticks=ticks, settings=settings, **kw)
+                    oracle=oracle, options=options)
 
 
 # --- a fork of a log -------------------------------------------------------------------------
@@ -317,7 +324,7 @@ def plan(parent_log: str | os.PathLike, at: int, *, thought: str | os.PathLike |
                             f"scenario {parent.name}'s configs have digest "
                             f"{parent.header_digest[:16]}: they are not the configs it ran")
     else:
-        parent = by_digest(h.config_digest)
+        parent = msc.by_digest(h.config_digest)
         if parent is None:
             raise ForkError(f"no scenario of this home, and not the home's own configs, has the "
                             f"config digest of {parent_log} ({h.config_digest[:16]}): name its "
@@ -357,4 +364,4 @@ def prefix_oracle(p: Plan):
         return _NoPrefixOracle(f"{p.parent_log}'s ticks before {p.at} hold reflection rounds, and "
                                f"rebuilding them needs the parent's recording: give it with "
                                f"--parent-exemplars")
-    return make("replay", replay_from=p.parent_recording)
+    return make("replay", p.parent.models, replay_from=p.parent_recording)

@@ -1,4 +1,4 @@
-"""The engine: one driver that runs a scenario tick by tick through ordered phases.
+"""The engine's tick loop: one driver that runs a scenario tick by tick through ordered phases.
 
 Each tick runs the phases in order (world step, perceive, reflect, night).
 A phase is a function of the engine's state and the tick's events so far
@@ -13,9 +13,11 @@ digest here, before tick 0). An error in any phase stops the run before
 its tick is appended, so the log ends at the last whole tick; a run that
 fails before its first tick leaves no file at all.
 
-This module owns the order of a tick and the loop; the rules belong to
-kernel.laws, the world's step to kernel.world, a reflection round to
-kernel.mind, and the state to the projections.
+This module owns the order of a tick, the loop, a run's options and its
+report; the rules belong to kernel.laws, the world's step to kernel.world,
+a reflection round to kernel.mind, and the state to the projections. It
+must not know about forks: kernel.engine.fork builds on this loop, and
+kernel.engine.start chooses between the two.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from kernel import events as ev
@@ -34,9 +36,9 @@ from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
 from kernel.laws.memory import Memory
 from kernel.log import LogWriter
-from kernel.mind.night import Night, NightSettings, night_of, night_round
+from kernel.mind.night import Night, night_of, night_round
 from kernel.mind.reflect import Due, Round, reflect_round
-from kernel.mind.settings import Settings
+from kernel.mind.settings import NightSettings, Settings
 from kernel.world.step import World, initial, step
 
 
@@ -167,11 +169,21 @@ class Engine:
             return []
         return [Due(p.id, p.name) for p in self._reflecting if p.founded <= tick]
 
-    def preflight(self) -> None:
-        """Before tick 0: every model the run will ask for is there, at its pinned digest."""
-        if self._reflecting and self.oracle is not None:
+    def preflight(self, oracle) -> None:
+        """Before tick 0: every model the run will ask for is there, at its pinned digest, in
+        `oracle` (the engine's own, or a fork's, which answers only from the fork's tick on)."""
+        if self._reflecting and oracle is not None:
             for model in self.settings.models:
-                self.oracle.digest(model)
+                oracle.digest(model)
+
+    def go_on(self, sc: Scenario, settings: Settings | None, oracle) -> None:
+        """From a fork's tick on: its scenario, its settings and its oracle, and its world
+        config where it changes one (a fork keeps the world's state, villagers and grid)."""
+        if sc.world.digest != self.scenario.world.digest:
+            self.world = replace(self.world, config=sc.world)
+        self.scenario = sc
+        self.settings = settings
+        self.oracle = oracle
 
     def tick(self, tick: int) -> tuple[tuple[ev.Event, ...], TickState]:
         """Run one tick's phases; the events to append, and what the phases handed on."""
@@ -211,72 +223,93 @@ class RunReport:
         return sum(len(x.statements) for r in self.rounds for x in r.reflections)
 
 
-def account(report: RunReport, events: Sequence[ev.Event], ts: TickState, *,
-            on_round: Callable[[Round], None] | None = None,
-            progress: Callable[[int], None] | None = None) -> None:
+@dataclass(frozen=True)
+class RunOptions:
+    """How a run goes, whichever road it takes (a run from tick 0 or a fork): one value handed
+    from `kernel.engine.start` down to the loop, not the same keywords passed on by hand.
+
+    `settings` replaces the scenario's thought settings (a fork's: from its tick on); `ticks`
+    its length; `progress` is told of every tick appended and `on_round` of every round;
+    with `keep_going` an error in a phase ends the run quietly and is kept in the report;
+    `projections` are folded alongside the engine's own; `phases` replaces the tick's phases;
+    `commit_every` is the log writer's.
+    """
+
+    settings: Settings | None = None
+    ticks: int | None = None
+    progress: Callable[[int], None] | None = None
+    on_round: Callable[[Round], None] | None = None
+    keep_going: bool = False
+    projections: tuple[Projection, ...] = ()
+    phases: tuple[tuple[str, Phase], ...] = PHASES
+    commit_every: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "projections", tuple(self.projections))
+        object.__setattr__(self, "phases", tuple(self.phases))
+
+    def engine(self, sc: Scenario, oracle) -> Engine:
+        """The engine that runs `sc` under these options, with `oracle` answering."""
+        return Engine(sc, oracle, settings=self.settings, projections=self.projections,
+                      phases=self.phases)
+
+
+DEFAULTS = RunOptions()
+"""A run as its scenario says: its settings and ticks, the shipped phases, nothing told."""
+
+
+def account(report: RunReport, events: Sequence[ev.Event], ts: TickState,
+            options: RunOptions) -> None:
     """Count one appended tick into the report: its events, its round and its night."""
     report.ticks += 1
     report.events += len(events)
     if ts.round is not None:
         report.rounds.append(ts.round)
-        if on_round is not None:
-            on_round(ts.round)
+        if options.on_round is not None:
+            options.on_round(ts.round)
     if ts.night is not None:
         report.nights.append(ts.night)
-    if progress is not None:
-        progress(1)
+    if options.progress is not None:
+        options.progress(1)
 
 
-def drive(en: Engine, log: LogWriter, ticks: range, report: RunReport, *, keep_going: bool = False,
-          on_round: Callable[[Round], None] | None = None,
-          progress: Callable[[int], None] | None = None) -> None:
+def drive(en: Engine, log: LogWriter, ticks: range, report: RunReport,
+          options: RunOptions) -> None:
     """The one tick loop: run each tick's phases, append its frame, fold it, count it.
 
     An error in a phase stops the loop before its tick is appended; with
-    `keep_going` it is kept in the report, without it is raised.
+    `options.keep_going` it is kept in the report, without it is raised.
     """
     for t in ticks:
         try:
             events, ts = en.tick(t)
         except Exception as e:
-            if not keep_going:
+            if not options.keep_going:
                 raise
             report.stopped = e
             break
         log.append(t, events)
         en.apply(t, events, ts)
-        account(report, events, ts, on_round=on_round, progress=progress)
+        account(report, events, ts, options)
 
 
-def run(sc: Scenario, oracle, out: str | os.PathLike, *, settings: Settings | None = None,
-        ticks: int | None = None, progress: Callable[[int], None] | None = None,
-        on_round: Callable[[Round], None] | None = None, keep_going: bool = False,
-        projections: Sequence[Projection] = (), phases: Sequence[tuple[str, Phase]] = PHASES,
-        commit_every: int = 0) -> RunReport:
-    """Run `sc` into a new log at `out`, with `oracle` answering every model call.
+def run_loop(sc: Scenario, oracle, out: str | os.PathLike,
+             options: RunOptions = DEFAULTS) -> RunReport:
+    """Run `sc` from tick 0 into a new log at `out`, with `oracle` answering every model call.
 
-    With `keep_going`, an error in a phase ends the run quietly (the log holds
-    every tick before the failing one) and is kept in the report; without,
-    it is raised. `projections` are folded alongside the engine's own;
-    `phases` replaces the tick's phases (PHASES, in order).
+    A forked scenario does not come here: kernel.engine.start hands it to the fork.
     """
-    if sc.parent is not None:
-        # A forked scenario: its parent's recording answers before the fork, `oracle` after.
-        from kernel.engine.fork import run_forked_scenario
-        return run_forked_scenario(sc, oracle, out, settings=settings, ticks=ticks,
-                                   progress=progress, on_round=on_round, keep_going=keep_going,
-                                   projections=projections, phases=phases)
-    n = sc.ticks if ticks is None else ticks
+    n = sc.ticks if options.ticks is None else options.ticks
     if type(n) is not int or n < 0:
         raise VillageError(f"a run is a whole number of ticks >= 0, not ticks={n!r}")
-    en = Engine(sc, oracle, settings=settings, projections=projections, phases=phases)
-    en.preflight()
+    en = options.engine(sc, oracle)
+    en.preflight(oracle)
     report = RunReport(scenario=sc.name, path=Path(out))
     log = LogWriter.create(out, config_digest=sc.header_digest, seed=sc.world.seed,
-                           ticks_per_day=sc.world.ticks_per_day, commit_every=commit_every)
+                           ticks_per_day=sc.world.ticks_per_day,
+                           commit_every=options.commit_every)
     with writing(log, out, report):
-        drive(en, log, range(n), report, keep_going=keep_going, on_round=on_round,
-              progress=progress)
+        drive(en, log, range(n), report, options)
         report.head_hex = log.head.hex()
     if report.ticks == 0 and n > 0:
         _remove(Path(out))
@@ -291,7 +324,7 @@ def writing(log: LogWriter, out: str | os.PathLike, report: RunReport) -> Iterat
     """A run's new log while its ticks are written, closed at the end. On an error it is
     closed as far as it goes, and removed when no tick reached it; the error is raised as it
     came. A run that stops quietly before its first tick (`keep_going`) raises nothing, so
-    `run`, which knows how many ticks it meant to write, removes that file itself."""
+    `run_loop`, which knows how many ticks it meant to write, removes that file itself."""
     try:
         yield log
     except BaseException:
@@ -329,10 +362,3 @@ def world_frames(world_config, ticks: int):
     for t in range(ticks):
         w, events = step(w, t)
         yield Frame(tick=t, events=events, world=w)
-
-
-def run_world(world_config, ticks: int, out: str | os.PathLike, *,
-              progress: Callable[[int], None] | None = None) -> RunReport:
-    """A world run: the engine with nobody reflecting, from a world config (a path or its value)."""
-    from kernel.engine.scenario import of_world
-    return run(of_world(world_config, ticks=ticks), None, out, progress=progress)

@@ -6,20 +6,27 @@ configs/schema/scenario.json) and a `world.json`. Its own `thought`,
 the scenario's folder; the rest come from the project home, and from the
 shipped configs where the home has none. The recording it replays from
 resolves relative to the project home that holds the scenario. Everything
-is read and checked here, before a run creates its log, and nothing outside
-this module reads the file's raw value. A world run is a scenario too: one
-whose reflect phase has nobody due. This module runs nothing.
+is read and checked here, once, before a run creates its log: the typed
+values a run, an index or a report needs (the world, the importance table
+and its valences, the thought settings and the night's) are on the
+`Scenario`, so nothing reads a config file after `load`, and nothing
+outside this module reads the file's raw value. A world run is a scenario
+too: one whose reflect phase has nobody due. This module also finds which
+scenario of the home ran a log (`by_digest`) and writes a scenario.json,
+atomically. It runs nothing.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernel import config
-from kernel.errors import ConfigError
+from kernel.errors import ConfigError, VillageError
+from kernel.laws import felt as lf
 from kernel.laws.importance import Importance
 from kernel.mind import settings as msettings
 from kernel.world import config as wconfig
@@ -35,7 +42,9 @@ class Scenario:
     world: wconfig.WorldConfig
     rules: Importance
     rules_digest: str
+    valences: lf.Valences | None             # the importance table's valence table; None: no felt memory
     settings: msettings.Settings | None      # None: nobody reflects, so no thought settings are read
+    night: msettings.NightSettings | None    # the thought file's night block; None: no nights
     models: config.Config | None
     exemplars: Path | None
     recorded_with: config.Frozen
@@ -44,6 +53,9 @@ class Scenario:
     parent: str | None = None                # a fork: the scenario whose first fork_at ticks it shares
     fork_at: int | None = None
     raw: dict = field(repr=False, compare=False, default_factory=dict)
+    # every config read to resolve it, loaded and checked, by what it is: what a fork's parent,
+    # a fork's settings or a backend read from here instead of from the file again
+    configs: tuple[tuple[str, config.Config], ...] = field(repr=False, compare=False, default=())
 
     @property
     def world_only(self) -> bool:
@@ -102,10 +114,26 @@ def committed() -> list[str]:
     return sorted(x.name for x in d.iterdir() if (x / "scenario.json").is_file())
 
 
-def load(name_or_path: str | os.PathLike) -> Scenario:
-    """Read, check and resolve a scenario; every file it names is loaded here."""
+class _Reader:
+    """Loads each config once by its resolved path (and schema): a fork's parent is resolved
+    with the configs the fork already read, the home's importance, models and embedder."""
+
+    def __init__(self, known: Iterable[config.Config] = ()):
+        self._got = {(c.path.resolve(), c.name): c for c in known}
+
+    def __call__(self, path: Path, schema: str) -> config.Config:
+        key = (Path(path).resolve(), schema)
+        if key not in self._got:
+            self._got[key] = config.load(path, schema=schema)
+        return self._got[key]
+
+
+def load(name_or_path: str | os.PathLike, *, known: Iterable[config.Config] = ()) -> Scenario:
+    """Read, check and resolve a scenario; every file it names is loaded here, once (a config
+    among `known`, already loaded, is not read again)."""
+    read = _Reader(known)
     folder = find(name_or_path)
-    sc = config.load(folder / "scenario.json", schema="scenario")
+    sc = read(folder / "scenario.json", "scenario")
     v = config.thaw(sc.value)
     home = config.find_home(folder) or config.home()
 
@@ -119,7 +147,8 @@ def load(name_or_path: str | os.PathLike) -> Scenario:
         return config.config_file(f"{default}.json")
 
     wpath = folder / "world.json"
-    world = wconfig.load(wpath)
+    wc = read(wpath, "world")
+    world = wconfig.from_value(wc.value, digest=wc.digest, source=str(wc.path))
     names = [p.name for p in world.people]
     reflecting = tuple(v.get("reflecting", names))
     unknown = sorted(set(reflecting) - set(names))
@@ -127,24 +156,32 @@ def load(name_or_path: str | os.PathLike) -> Scenario:
         raise ConfigError(f"scenario {v['name']} names reflecting villagers its world does not "
                           f"have: {', '.join(unknown)}")
     ipath = own("importance", "importance")
-    imp = config.load(ipath, schema="importance")
-    files = [("world", wpath), ("importance", ipath)]
-    settings = models = None
+    imp = read(ipath, "importance")
+    configs = [("scenario", sc), ("world", wc), ("importance", imp)]
+    settings = night = None
     if reflecting:
-        tpath, mpath = own("thought", "thought"), own("models", "models")
-        epath = config.config_file("embedder.json")
-        settings = msettings.load(thought=tpath, models=mpath, importance=ipath, embedder=epath)
-        models = config.load(mpath, schema="models")
-        files += [("thought", tpath), ("models", mpath), ("embedder", epath)]
+        paths = {"thought": own("thought", "thought"), "models": own("models", "models"),
+                 "embedder": config.config_file("embedder.json")}
+        got = {k: read(p, k) for k, p in paths.items()}
+        settings = msettings.of(**got, importance=imp)
+        night = msettings.night_of(got["thought"])
+        configs += got.items()
     ex = v.get("exemplars")
     return Scenario(
         name=v["name"], folder=folder, description=v["description"], ticks=v["ticks"],
         head_sha256=v["head_sha256"], world=world, rules=Importance.from_value(imp.value),
-        rules_digest=imp.digest, settings=settings, models=models,
-        exemplars=(home / ex) if ex else None,
+        rules_digest=imp.digest, valences=valences(imp), settings=settings, night=night,
+        models=dict(configs).get("models"), exemplars=(home / ex) if ex else None,
         recorded_with=config.freeze(v.get("recorded_with", {})), reflecting=reflecting,
-        files=tuple(files), parent=v.get("parent"), fork_at=v.get("fork_at"), raw=v,
+        files=tuple((k, c.path) for k, c in configs if k != "scenario"),
+        parent=v.get("parent"), fork_at=v.get("fork_at"), raw=v, configs=tuple(configs),
     )
+
+
+def valences(importance: config.Config) -> lf.Valences | None:
+    """The valence table of a loaded importance config, or None where it has none."""
+    v = config.thaw(importance.value).get("valence")
+    return None if v is None else lf.Valences.from_value(v)
 
 
 def load_rules(name_or_path: str | os.PathLike = "importance") -> Importance:
@@ -159,15 +196,19 @@ def rules_digest(name_or_path: str | os.PathLike = "importance") -> str:
 def of_world(world: str | os.PathLike | wconfig.WorldConfig = "world", *, ticks: int | None = None,
              importance: str | os.PathLike = "importance") -> Scenario:
     """A world run as a scenario: the world config, its rules, and nobody reflecting."""
+    configs = []
     if not isinstance(world, wconfig.WorldConfig):
-        world = wconfig.load(world)
+        wc = config.load(world, schema="world")
+        world = wconfig.from_value(wc.value, digest=wc.digest, source=str(wc.path))
+        configs.append(("world", wc))
     imp = config.load(importance, schema="importance")
     n = world.ticks_per_day if ticks is None else ticks
     return Scenario(
         name="world", folder=None, description="a world run", ticks=n, head_sha256=None,
         world=world, rules=Importance.from_value(imp.value), rules_digest=imp.digest,
-        settings=None, models=None, exemplars=None, recorded_with=config.freeze({}),
-        reflecting=(), files=(("importance", imp.path),),
+        valences=valences(imp), settings=None, night=None, models=None, exemplars=None,
+        recorded_with=config.freeze({}), reflecting=(), files=(("importance", imp.path),),
+        configs=(*configs, ("importance", imp)),
     )
 
 
@@ -179,8 +220,59 @@ def write_digest(sc: Scenario, head_hex: str, recorded_with: dict | None = None)
     v["head_sha256"] = head_hex
     if recorded_with is not None:
         v["recorded_with"] = recorded_with
-    config.validate("scenario", v, source=str(sc.folder / "scenario.json"))
-    p = sc.folder / "scenario.json"
+    write(sc.folder, v)
+
+
+def write(folder: Path, value: dict) -> Path:
+    """Write `value`, checked against the scenario schema, as folder/scenario.json, atomically:
+    a reader sees the old file or the new one, never half of one. The path written."""
+    p = folder / "scenario.json"
+    config.validate("scenario", value, source=str(p))
+    _write_atomic(p, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+    return p
+
+
+def _write_atomic(p: Path, text: str) -> None:
+    # A temporary file in the same folder (so the rename is atomic), its bytes on disk before
+    # it replaces `p`, and the folder's entry on disk after.
     tmp = p.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(v, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
     os.replace(tmp, p)
+    fd = os.open(p.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# --- which scenario ran a log -------------------------------------------------------------
+
+
+def is_fork(sc: Scenario) -> bool:
+    return sc.parent is not None
+
+
+def by_digest(digest: str, *, forks: bool = False) -> Scenario | None:
+    """The home's scenario whose runs carry `digest` in their header, or the home's world run.
+
+    A forked scenario is one only with `forks`, and after every scenario that is not a fork.
+    """
+    found = []
+    for name in committed():
+        try:
+            sc = load(name)
+        except VillageError:
+            continue
+        if sc.header_digest == digest and (forks or not is_fork(sc)):
+            found.append(sc)
+    found.sort(key=is_fork)
+    if found:
+        return found[0]
+    try:
+        w = of_world("world")
+    except VillageError:
+        return None
+    return w if w.header_digest == digest else None

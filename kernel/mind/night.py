@@ -30,19 +30,17 @@ falls (the engine does).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kernel import config
 from kernel import events as ev
 from kernel.errors import Refused
 from kernel.laws import felt as lf
 from kernel.laws.memory import Memory
 from kernel.laws.reflection import recent
 from kernel.mind.reflect import Due
-from kernel.mind.settings import Settings
+from kernel.mind.settings import NightSettings, Settings
 from kernel.oracle.base import Ask, Said
 from kernel.seam import Rendered, render, shaped
 from kernel.seam.plan import NIGHT, plan_schema
@@ -55,30 +53,9 @@ FEWEST_FELT = 2
 last night: a group needs two rows."""
 
 
-@dataclass(frozen=True, slots=True)
-class NightSettings:
-    """thought.json's `night` block: rows shown, the plan's bounds, the token limit."""
-
-    shown: int
-    groups: int
-    members: int
-    limit: int
-
-
 def night_of(sc) -> NightSettings | None:
     """A scenario's night settings: none for a world run or a thought file with no night block."""
-    path = dict(sc.files).get("thought")
-    return None if not sc.reflecting or path is None else load(path)
-
-
-def load(thought: str | os.PathLike = "thought") -> NightSettings | None:
-    """The night block of a thought file, or None where it has none (no nights)."""
-    t = config.load(thought, schema="thought")
-    n = config.thaw(t.value).get("night")
-    if n is None:
-        return None
-    return NightSettings(shown=n["shown"], groups=n["groups"], members=n["members"],
-                         limit=n["limit"])
+    return sc.night
 
 
 @dataclass(slots=True)

@@ -1,10 +1,12 @@
-"""What a reflection runs under, read from the config files and frozen.
+"""What a reflection and a night run under, read from the config files and frozen.
 
 This module owns turning configs/thought.json, configs/models.json,
 configs/embedder.json, the importance table's thought row and the three
-prompt templates into one `Settings` value the driver reads, and the
-digests that name them in a run's header. It does no reflecting and calls
-no model.
+prompt templates into one `Settings` value the driver reads, the thought
+file's night block into one `NightSettings` value, and the digests that
+name them in a run's header. It does no reflecting and calls no model; a
+scenario (kernel.engine.scenario) reads each file once and hands the
+loaded configs here.
 
 A digest covers what decides a prompt or an answer: every value of the
 thought and importance files, the models and embedder files without what
@@ -69,13 +71,30 @@ class Settings:
         return Settings(**{**{f: getattr(self, f) for f in self.__slots__}, "cap": cap})
 
 
+@dataclass(frozen=True, slots=True)
+class NightSettings:
+    """thought.json's `night` block: rows shown, the plan's bounds, the token limit."""
+
+    shown: int
+    groups: int
+    members: int
+    limit: int
+
+
 def load(thought: str | os.PathLike = "thought", models: str | os.PathLike = "models",
          importance: str | os.PathLike = "importance",
          embedder: str | os.PathLike = "embedder") -> Settings:
-    t = config.load(thought, schema="thought")
-    m = config.load(models, schema="models")
-    e = config.load(embedder, schema="embedder")
-    imp = config.load(importance, schema="importance")
+    """The settings of the four files, each read once."""
+    return of(thought=config.load(thought, schema="thought"),
+              models=config.load(models, schema="models"),
+              importance=config.load(importance, schema="importance"),
+              embedder=config.load(embedder, schema="embedder"))
+
+
+def of(*, thought: config.Config, models: config.Config, importance: config.Config,
+       embedder: config.Config) -> Settings:
+    """The settings of four configs already loaded and checked (a scenario's, read once)."""
+    t, m, e, imp = thought, models, embedder, importance
     r = t.value.reflection
     table = Importance.from_value(imp.value)
     return Settings(
@@ -93,3 +112,17 @@ def load(thought: str | os.PathLike = "thought", models: str | os.PathLike = "mo
                  ("statement", template_file(STATEMENT).sha256),
                  ("thought", t.digest)),
     )
+
+
+def night_of(thought: config.Config) -> NightSettings | None:
+    """The night block of a loaded thought config, or None where it has none (no nights)."""
+    n = config.thaw(thought.value).get("night")
+    if n is None:
+        return None
+    return NightSettings(shown=n["shown"], groups=n["groups"], members=n["members"],
+                         limit=n["limit"])
+
+
+def load_night(thought: str | os.PathLike = "thought") -> NightSettings | None:
+    """The night block of a thought file, or None where it has none (no nights)."""
+    return night_of(config.load(thought, schema="thought"))

@@ -385,7 +385,7 @@ def _costs(rerun: _Rerun) -> tuple[tuple[Call, ...], tuple[RoundCost, ...]]:
 
 def scenario_for(digest: str) -> Scenario | None:
     """The home's scenario whose runs' headers carry `digest`, or None."""
-    from kernel.engine.fork import by_digest
+    from kernel.engine.scenario import by_digest
     return by_digest(digest, forks=True)
 
 

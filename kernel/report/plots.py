@@ -41,7 +41,7 @@ class Run:
 def run_log(run: str | os.PathLike) -> Iterator[Run]:
     """The log of RUN: the file itself, or a scenario's replay into a temporary log."""
     from kernel.engine import scenario as msc
-    from kernel.engine.fork import by_digest
+    from kernel.engine.scenario import by_digest
     from kernel.oracle import make
 
     p = Path(run)

@@ -14,10 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernel import config, engine, laws
-from kernel.engine.felt import felt_of
 from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
-from kernel.mind.night import NightSettings, night_of
+from kernel.mind.night import NightSettings
 from kernel.mind.reflect import Reflection, Round, Statement
 from kernel.mind.settings import Settings
 from kernel.oracle import entry, exemplar, make, minilm
@@ -80,11 +79,11 @@ class SettingsView:
 def settings_view(sc: Scenario) -> SettingsView:
     if sc.settings is None or sc.models is None:
         raise VillageError(f"scenario {sc.name} has nobody who reflects, so no reflection settings")
-    night = night_of(sc)
+    night = sc.night
     templates = shipped_templates() + ((template_file(NIGHT),) if night is not None else ())
     digest, embed = _pins(sc)
     return SettingsView(sc.settings, sc.models.value.backend, digest, templates, config.home_line(),
-                        embed_digest=embed, valences=felt_of(sc) is not None, night=night)
+                        embed_digest=embed, valences=sc.valences is not None, night=night)
 
 
 def _pins(sc: Scenario) -> tuple[str, str]:
@@ -93,10 +92,10 @@ def _pins(sc: Scenario) -> tuple[str, str]:
     (configs/embedder.json); nothing on a backend whose pins are the server's."""
     m = sc.models.value
     gguf = entry(m.backend).pinned_digest(m)
-    path = dict(sc.files).get("embedder")
-    if not gguf or path is None:
+    embedder = dict(sc.configs).get("embedder")
+    if not gguf or embedder is None:
         return gguf, gguf
-    block = config.load(path, schema="embedder").value["minilm"]
+    block = embedder.value["minilm"]
     if sc.settings.embed_model not in block["models"]:
         return gguf, gguf
     model, _ = minilm.files_of(block)
