@@ -33,7 +33,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from kernel import config
 from kernel import events as ev
@@ -41,14 +40,12 @@ from kernel.errors import Refused
 from kernel.laws import felt as lf
 from kernel.laws.memory import Memory
 from kernel.laws.reflection import recent
+from kernel.mind.felt import FeltBook
 from kernel.mind.reflect import Due
 from kernel.mind.settings import Settings
 from kernel.oracle.base import Ask, Said
 from kernel.seam import Rendered, render, shaped
 from kernel.seam.plan import NIGHT, plan_schema
-
-if TYPE_CHECKING:
-    from kernel.engine.felt import FeltBook  # annotations only: the engine imports the mind
 
 FEWEST_FELT = 2
 """A night asks for a plan only from a villager with at least this many rows felt since its

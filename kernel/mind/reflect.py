@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -41,12 +40,10 @@ from kernel import events as ev
 from kernel import laws
 from kernel.errors import Refused, VillageError
 from kernel.mind import refeel
+from kernel.mind.felt import FeltBook
 from kernel.mind.settings import Settings
 from kernel.oracle.base import Ask, Said
 from kernel.seam import DRAWN_SCHEMA, QUESTIONS, STATEMENT, Rendered, asked_schema, render, shaped
-
-if TYPE_CHECKING:
-    from kernel.engine.felt import FeltBook  # annotations only: the engine imports the mind
 
 
 @dataclass(frozen=True, slots=True)
