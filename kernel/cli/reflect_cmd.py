@@ -265,7 +265,7 @@ def night_lines(sc: msc.Scenario, who: str | None, day: int | None) -> list[str]
             out.append("  the plan, as the model gave it:")
             out += _bar(p.said.text if p.said is not None else "")
             if p.refused:
-                out.append(f"  refused whole by shaped: {p.refused}")
+                out.append(f"  refused whole by {p.refused}")
             for g in p.groups:
                 members = ", ".join(f"{i} ({_s(s)})" for i, s in g.members) or ", ".join(
                     map(str, g.absorbed))

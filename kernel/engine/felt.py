@@ -1,28 +1,18 @@
-"""The felt state of every row: a projection of the log, like the memory streams.
+"""The felt projection: the felt book of every row, following the log like the memory streams.
 
-A row is born when perception gives it: intensity = weight / 10, a valence
-from the importance table's `valence` (by kind, event and the row's role;
-a thought's is the mean of its cited rows'), stored = intensity, last felt =
-its tick. After that only events change it: `refelt` and `recurred` write a
-new stored strength and make now its last felt, `absorbed` gives an anchor
-its combined strength and its members an `absorbed_into`, `forgotten` a
-`forgotten_at`. Felt now is never stored: it is `laws.felt.felt_now` of
-those columns at the tick asked about. Strengths are integer thousandths,
-as the events carry them.
-
-This module owns that fold and the questions the mind asks of it (who is
-living, why a row cannot be cited, what a row is felt at now). It takes the
-numbers an event carries as they are, because the log is the truth; the
-code that writes those events computes them with kernel.laws.felt. It must
-not write the log, call a model or decide when a night falls.
+This module owns the projection that keeps a `kernel.mind.felt.FeltBook`
+in step with a run: each row a `MemoryProjection` (applied before it) has
+given is born, and each frame's felt events are folded, at the frame's
+tick. It also reads a scenario's valence table to make one. The book's
+rules (what a row is born with, what each felt event changes) are the
+mind's (kernel.mind.felt); this module must not change them, write the log
+or call a model.
 """
 
 from __future__ import annotations
 
-import copy
 import os
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 from kernel import config
 from kernel import events as ev
@@ -30,163 +20,7 @@ from kernel.engine import scenario as msc
 from kernel.engine.projection import MemoryProjection
 from kernel.errors import VillageError
 from kernel.laws import felt as lf
-from kernel.laws.memory import Memory
-
-
-class FeltRow:
-    """One row's felt columns; mutable inside the projection, copied out as `FeltState`."""
-
-    __slots__ = ("id", "villager", "tick", "kind", "intensity", "valence", "stored", "last_felt",
-                 "forgotten_at", "absorbed_into", "absorbed_at", "refelt")
-
-    def __init__(self, id: int, villager: int, tick: int, kind: str, intensity: int,
-                 valence: int):
-        self.id = id
-        self.villager = villager
-        self.tick = tick
-        self.kind = kind
-        self.intensity = intensity
-        self.valence = valence
-        self.stored = intensity
-        self.last_felt = tick
-        self.forgotten_at: int | None = None
-        self.absorbed_into: int | None = None
-        self.absorbed_at: int | None = None
-        self.refelt = 0
-
-    @property
-    def living(self) -> bool:
-        return self.forgotten_at is None and self.absorbed_into is None
-
-    @property
-    def is_thought(self) -> bool:
-        return self.kind == "thought"
-
-    @property
-    def state(self) -> str:
-        if self.forgotten_at is not None:
-            return "forgotten"
-        if self.absorbed_into is not None:
-            return "absorbed"
-        return "living"
-
-    def frozen(self) -> FeltState:
-        return FeltState(*(getattr(self, k) for k in FeltRow.__slots__))
-
-
-@dataclass(frozen=True, slots=True)
-class FeltState:
-    """A row's felt columns at one moment, as a value to compare and show."""
-
-    id: int
-    villager: int
-    tick: int
-    kind: str
-    intensity: int
-    valence: int
-    stored: int
-    last_felt: int
-    forgotten_at: int | None
-    absorbed_into: int | None
-    absorbed_at: int | None
-    refelt: int
-
-
-class FeltBook:
-    """Felt rows by id and by villager, and the two folds that change them: a row born, and
-    the felt events of a frame. The projection is one; a round's scratch copy is another."""
-
-    def __init__(self, valences: lf.Valences, ticks_per_day: int, laws: lf.Felt = lf.LAWS):
-        if not isinstance(valences, lf.Valences):
-            raise VillageError(f"felt memory needs the valence table, not {valences!r}")
-        self.valences = valences
-        self.ticks_per_day = ticks_per_day
-        self.laws = laws
-        self.rows: dict[int, FeltRow] = {}
-        self.by_villager: dict[int, list[FeltRow]] = {}
-
-    def born(self, m: Memory) -> FeltRow:
-        rows = self.rows
-        if m.kind == "thought":
-            val = lf.mean_valence(rows[c].valence for c in m.drawn_from)
-        else:
-            val = self.valences.of_row(m.villager, m.kind, m.event, m.about)
-        r = FeltRow(m.id, m.villager, m.tick, m.kind, m.weight * 100, val)
-        rows[m.id] = r
-        self.by_villager.setdefault(m.villager, []).append(r)
-        return r
-
-    def felt(self, tick: int, events: Iterable[ev.Event]) -> None:
-        """Fold the felt events of a frame at `tick` (other kinds are passed over)."""
-        for e in events:
-            k = e.kind
-            if k == "refelt" or k == "recurred":
-                r = self._row(e.id, e)
-                r.stored = e.stored
-                r.last_felt = tick
-                r.refelt += 1
-            elif k == "forgotten":
-                self._row(e.id, e).forgotten_at = tick
-            elif k == "absorbed":
-                self._row(e.anchor, e).stored = e.stored
-                for a in e.absorbed:
-                    r = self._row(a, e)
-                    r.absorbed_into = e.anchor
-                    r.absorbed_at = tick
-
-    def _row(self, i: int, e: ev.Event) -> FeltRow:
-        r = self.rows.get(i)
-        if r is None:
-            raise VillageError(f"a {e.kind} event names memory {i}, which no frame has given")
-        return r
-
-    def scratch(self, villagers: Iterable[int], tick: int, seen: Iterable[Memory] = (),
-                events: Iterable[ev.Event] = ()) -> FeltBook:
-        """A copy of these villagers' rows, with `seen` (rows of this tick, thoughts
-        included, in id order) born and the felt `events` folded at `tick`: what a
-        phase reads before its frame is appended. The copy changes nothing here."""
-        book = FeltBook(self.valences, self.ticks_per_day, self.laws)
-        keep = set(villagers)
-        for v in sorted(keep):
-            for r in self.by_villager.get(v, ()):
-                c = copy.copy(r)
-                book.rows[c.id] = c
-                book.by_villager.setdefault(v, []).append(c)
-        for m in seen:
-            if m.villager in keep:
-                book.born(m)
-        book.felt(tick, (e for e in events if e.kind in FELT and e.villager in keep))
-        return book
-
-    # -- what the mind and the reports ask --------------------------------------
-
-    def of(self, villager: int) -> list[FeltRow]:
-        return self.by_villager.get(villager, [])
-
-    def living(self, villager: int) -> Iterator[FeltRow]:
-        return (r for r in self.of(villager) if r.living)
-
-    def felt_now(self, row: int | FeltRow, now: int) -> int:
-        r = self.rows[row] if isinstance(row, int) else row
-        return lf.felt_now(r.stored, r.last_felt, now, r.valence, self.ticks_per_day, self.laws)
-
-    def gone(self, villager: int) -> dict[int, str]:
-        """Why each of `villager`'s rows that has left its memory can no longer be cited."""
-        out: dict[int, str] = {}
-        for r in self.of(villager):
-            if r.forgotten_at is not None:
-                out[r.id] = f"memory {r.id} was forgotten at tick {r.forgotten_at}"
-            elif r.absorbed_into is not None:
-                out[r.id] = (f"memory {r.id} was absorbed into memory {r.absorbed_into} "
-                             f"at tick {r.absorbed_at}")
-        return out
-
-    def snapshot(self) -> dict[int, FeltState]:
-        return {i: r.frozen() for i, r in self.rows.items()}
-
-
-FELT = frozenset({"refelt", "recurred", "forgotten", "absorbed"})
-"""The event kinds that change a row's felt state."""
+from kernel.mind.felt import FELT, FeltBook, FeltRow
 
 
 class FeltProjection(FeltBook):

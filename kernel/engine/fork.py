@@ -46,6 +46,7 @@ from kernel.errors import ConfigError, ForkError
 from kernel.log import FORMAT, Header, LogWriter, encode, read_header, verify
 from kernel.log.frame import ZERO, frame_bytes, scan_raw
 from kernel.mind.settings import Settings
+from kernel.oracle.base import Oracle
 from kernel.world import config as wconfig
 
 WORLD_MAY_CHANGE = ("policy", "food")
@@ -109,22 +110,20 @@ def overrides(parent: Scenario, child: Scenario) -> tuple[tuple[str, str], ...]:
 # --- the run ------------------------------------------------------------------------------
 
 
-class _NoPrefixOracle:
+class _NoPrefixOracle(Oracle):
     """Stands in for the parent's recording when none was given: a round before T is refused."""
 
     def __init__(self, why: str):
+        super().__init__()
         self.why = why
 
-    def digest(self, model: str) -> str:
+    def _digest(self, model: str) -> str:
         return ""
 
-    def generate(self, ask):
+    def _generate(self, ask):
         raise ForkError(self.why)
 
-    def generate_many(self, asks):
-        raise ForkError(self.why)
-
-    def embed(self, model, texts, purpose=""):
+    def _embed(self, model, texts, purpose):
         raise ForkError(self.why)
 
 

@@ -22,7 +22,9 @@ such villager whose stored strength is below the forgetting curve for the
 time since it was last felt is forgotten (`Forgotten`). Thoughts are never
 absorbed or forgotten. Nothing is edited: these are events about rows.
 
-This module owns the order of a night and the checks' wording. It writes
+This module owns the order of a night and the checks' wording; a group's
+verdict is a `kernel.mind.calls.Refusal`, and the plan call's `Ask`,
+`Answered` and `Refusal` are built there, as the round's are. It writes
 nothing: it returns the events to append, so a night that fails half-way
 leaves the log as it was. It must not read the log or decide when a night
 falls (the engine does).
@@ -32,21 +34,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from kernel import events as ev
 from kernel.errors import Refused
 from kernel.laws import felt as lf
 from kernel.laws.memory import Memory
 from kernel.laws.reflection import recent
+from kernel.mind import calls
+from kernel.mind.calls import Refusal
+from kernel.mind.felt import FeltBook
 from kernel.mind.reflect import Due
 from kernel.mind.settings import NightSettings, Settings
-from kernel.oracle.base import Ask, Said
+from kernel.oracle.base import Said
 from kernel.seam import Rendered, render, shaped
 from kernel.seam.plan import NIGHT, plan_schema
-
-if TYPE_CHECKING:
-    from kernel.engine.felt import FeltBook  # annotations only: the engine imports the mind
 
 FEWEST_FELT = 2
 """A night asks for a plan only from a villager with at least this many rows felt since its
@@ -65,15 +66,22 @@ class Group:
     index: int
     anchor: int
     absorbed: tuple[int, ...]
-    check: str | None = None
-    reason: str = ""
+    refused: Refusal | None = None
     before: int = 0
     stored: int = 0
     members: tuple[tuple[int, int], ...] = ()    # (id, stored) of each member, when judged
 
     @property
     def ok(self) -> bool:
-        return self.check is None
+        return self.refused is None
+
+    @property
+    def check(self) -> str | None:
+        return None if self.refused is None else self.refused.check
+
+    @property
+    def reason(self) -> str:
+        return "" if self.refused is None else self.refused.reason
 
 
 @dataclass(slots=True)
@@ -87,7 +95,7 @@ class Plan:
     shown: tuple[Memory, ...]
     prompt: Rendered
     said: Said | None = None
-    refused: str | None = None
+    refused: Refusal | None = None               # the plan refused whole, by shaped
     groups: list[Group] = field(default_factory=list)
 
 
@@ -122,39 +130,39 @@ def candidates(book: FeltBook, villager: int, since: int) -> list[int]:
 def judge(group: Group, shown: set[int], claimed: set[int], book: FeltBook,
           laws: lf.Felt = lf.LAWS) -> Group:
     """Judge one group against the rows shown, those already claimed tonight and the felt
-    state; sets `check` and `reason` when it fails. Changes nothing in `book`."""
+    state; sets its `refused` when it fails. Changes nothing in `book`."""
     ids = (group.anchor, *group.absorbed)
     for i in ids:
         if i not in shown:
-            group.check, group.reason = "shown", f"memory {i} was not shown tonight"
+            group.refused = Refusal("shown", f"memory {i} was not shown tonight")
             return group
         r = book.rows[i]
         if not r.living:
-            group.check, group.reason = "living", book.gone(r.villager)[i]
+            group.refused = Refusal("living", book.gone(r.villager)[i])
             return group
         if i in claimed:
-            group.check, group.reason = "claimed", f"memory {i} is in an earlier group tonight"
+            group.refused = Refusal("claimed", f"memory {i} is in an earlier group tonight")
             return group
     if len(set(ids)) != len(ids):
         twice = next(i for i in ids if ids.count(i) > 1)
-        group.check, group.reason = "distinct", f"memory {twice} is given twice in the group"
+        group.refused = Refusal("distinct", f"memory {twice} is given twice in the group")
         return group
     a = book.rows[group.anchor]
     group.before = a.stored
     group.members = tuple((i, book.rows[i].stored) for i in group.absorbed)
     if a.is_thought:
-        group.check, group.reason = "anchor", f"memory {a.id} is a thought, and cannot anchor"
+        group.refused = Refusal("anchor", f"memory {a.id} is a thought, and cannot anchor")
         return group
     if a.stored < laws.anchor_minimum:
-        group.check, group.reason = ("anchor", f"memory {a.id} is stored at {a.stored / 1000:.3f}, "
-                                               f"below the anchor minimum "
-                                               f"{laws.anchor_minimum / 1000:.3f}")
+        group.refused = Refusal("anchor", f"memory {a.id} is stored at {a.stored / 1000:.3f}, "
+                                          f"below the anchor minimum "
+                                          f"{laws.anchor_minimum / 1000:.3f}")
         return group
     for i, s in group.members:
         if s > a.stored:
-            group.check, group.reason = ("stronger", f"memory {i} is stored at {s / 1000:.3f}, "
-                                                     f"stronger than its anchor {a.id} at "
-                                                     f"{a.stored / 1000:.3f}")
+            group.refused = Refusal("stronger", f"memory {i} is stored at {s / 1000:.3f}, "
+                                                f"stronger than its anchor {a.id} at "
+                                                f"{a.stored / 1000:.3f}")
             return group
     group.stored = lf.combined([a.stored, *(s for _, s in group.members)])
     return group
@@ -170,10 +178,28 @@ def night_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequen
     projection). Rows felt after `now - ticks_per_day` count as felt since
     the last night.
     """
-    laws = book.laws
+    schema = plan_schema(ns.groups, ns.members)
+    plans = _ask_plans(now, villagers, streams, book, oracle, st, ns, schema)
+    events: list[ev.Event] = []
+    for p in plans:
+        events += _consolidate(now, p, schema, book)
+    forgotten: list[Forgetting] = []
+    for d in villagers:
+        for f in _forgetting(now, d.villager, book):
+            e = ev.Forgotten(villager=f.villager, id=f.id, stored=f.stored, threshold=f.threshold)
+            book.felt(now, (e,))
+            forgotten.append(f)
+            events.append(e)
+    return Night(now=now, villagers=tuple(d.villager for d in villagers), plans=tuple(plans),
+                 forgotten=tuple(forgotten), events=tuple(events))
+
+
+def _ask_plans(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequence[Memory]],
+               book: FeltBook, oracle, st: Settings, ns: NightSettings,
+               schema: bytes) -> list[Plan]:
+    """One plan call for each villager with enough rows felt since its last night, in order."""
     since = now - book.ticks_per_day
     plans: list[Plan] = []
-    schema = plan_schema(ns.groups, ns.members)
     for d in villagers:
         ids = set(candidates(book, d.villager, since))
         if len(ids) < FEWEST_FELT:
@@ -183,55 +209,49 @@ def night_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequen
         prompt = render(NIGHT, name=d.name, memories=shown)
         p = Plan(villager=d.villager, name=d.name, now=now, seed=now + d.villager, shown=shown,
                  prompt=prompt)
-        p.said = oracle.generate(Ask(purpose="night", model=st.generate_model, prompt=prompt.bytes,
-                                     schema=schema, seed=p.seed, temperature=st.temperature,
-                                     limit=ns.limit, context=st.context))
+        p.said = oracle.generate(calls.ask(st, "night", prompt, schema, p.seed, limit=ns.limit))
         plans.append(p)
+    return plans
 
-    events: list[ev.Event] = []
-    for p in plans:
-        assert p.said is not None
-        events.append(ev.Answered(villager=p.villager, purpose="night", index=0,
-                                  model=p.said.model, digest=p.said.digest, seed=p.seed,
-                                  prompt_sha256=p.prompt.sha256, text=p.said.text,
-                                  done_reason=p.said.done_reason))
-        try:
-            plan = shaped(p.said, schema)
-        except Refused as e:
-            p.refused = str(e)
-            events.append(ev.Refusal(villager=p.villager, purpose="night", index=0,
-                                     check="shaped", reason=str(e)))
+
+def _consolidate(now: int, p: Plan, schema: bytes, book: FeltBook) -> list[ev.Event]:
+    """One villager's plan: its answer, then each group refused or absorbed, in order (an
+    absorbed group folded into `book` before the next is judged)."""
+    assert p.said is not None
+    events: list[ev.Event] = [calls.answered(p.villager, "night", 0, p.seed, p.prompt, p.said)]
+    try:
+        plan = shaped(p.said, schema)
+    except Refused as e:
+        p.refused = Refusal("shaped", str(e))
+        events.append(calls.refusal(p.villager, "night", 0, p.refused))
+        return events
+    shown = {m.id for m in p.shown}
+    claimed: set[int] = set()
+    for i, g in enumerate(plan["groups"], start=1):
+        group = judge(Group(index=i, anchor=g["anchor"], absorbed=tuple(g["absorbed"])),
+                      shown, claimed, book, book.laws)
+        p.groups.append(group)
+        if group.refused is not None:
+            events.append(calls.refusal(p.villager, "night", i, group.refused))
             continue
-        shown = {m.id for m in p.shown}
-        claimed: set[int] = set()
-        for i, g in enumerate(plan["groups"], start=1):
-            group = judge(Group(index=i, anchor=g["anchor"], absorbed=tuple(g["absorbed"])),
-                          shown, claimed, book, laws)
-            p.groups.append(group)
-            if not group.ok:
-                events.append(ev.Refusal(villager=p.villager, purpose="night", index=i,
-                                         check=group.check or "", reason=group.reason))
-                continue
-            claimed.update((group.anchor, *group.absorbed))
-            e = ev.Absorbed(villager=p.villager, group=i, anchor=group.anchor,
-                            absorbed=group.absorbed, before=group.before, stored=group.stored)
-            book.felt(now, (e,))
-            events.append(e)
+        claimed.update((group.anchor, *group.absorbed))
+        e = ev.Absorbed(villager=p.villager, group=i, anchor=group.anchor,
+                        absorbed=group.absorbed, before=group.before, stored=group.stored)
+        book.felt(now, (e,))
+        events.append(e)
+    return events
 
-    forgotten: list[Forgetting] = []
-    for d in villagers:
-        for r in book.of(d.villager):
-            if not r.living or r.is_thought:
-                continue
-            age = now - r.last_felt
-            if lf.forgets(r.stored, age, book.ticks_per_day, laws):
-                f = Forgetting(villager=d.villager, id=r.id, stored=r.stored,
-                               threshold=lf.threshold_milli(age, book.ticks_per_day, laws),
-                               last_felt=r.last_felt)
-                forgotten.append(f)
-                e = ev.Forgotten(villager=d.villager, id=r.id, stored=r.stored,
-                                 threshold=f.threshold)
-                book.felt(now, (e,))
-                events.append(e)
-    return Night(now=now, villagers=tuple(d.villager for d in villagers), plans=tuple(plans),
-                 forgotten=tuple(forgotten), events=tuple(events))
+
+def _forgetting(now: int, villager: int, book: FeltBook) -> list[Forgetting]:
+    """`villager`'s living non-thought rows below the forgetting curve tonight, in id order."""
+    laws = book.laws
+    out: list[Forgetting] = []
+    for r in book.of(villager):
+        if not r.living or r.is_thought:
+            continue
+        age = now - r.last_felt
+        if lf.forgets(r.stored, age, book.ticks_per_day, laws):
+            out.append(Forgetting(villager=villager, id=r.id, stored=r.stored,
+                                  threshold=lf.threshold_milli(age, book.ticks_per_day, laws),
+                                  last_felt=r.last_felt))
+    return out

@@ -19,16 +19,13 @@ order and hands in the vectors.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kernel import events as ev
 from kernel import laws
 from kernel.laws import felt as lf
-
-if TYPE_CHECKING:
-    from kernel.engine.felt import FeltBook  # annotations only: the engine imports the mind
+from kernel.mind.felt import FeltBook
 
 
 def refeel(book: FeltBook, thought: laws.Memory, now: int) -> list[ev.Refelt]:

@@ -6,10 +6,12 @@ A model's text becomes a value only through `kernel.seam.shaped`; a
 questions answer is asked of only when no question repeats another
 (`laws.repeated`); a statement becomes a row only through
 `laws.judge_statement` (words of its own, not a shown memory said back),
-`laws.cite` and `laws.reflected`.
-The round writes nothing: it returns the events to append and the vectors
-to keep, so a round that fails half-way (a server gone, a replay that
-does not match) leaves no trace, and the log stays as it was.
+`laws.cite` and `laws.reflected`. A refusal is a value (its check and its
+reason), and each call's `Ask`, `Answered` and `Refusal` are built by
+kernel.mind.calls, as the night's are. The round writes nothing: it
+returns the events to append and the vectors to keep, so a round that
+fails half-way (a server gone, a replay that does not match) leaves no
+trace, and the log stays as it was.
 
 Calls are grouped by the model that answers them across every villager
 due at the tick: all questions calls, then one embedding call (the
@@ -33,20 +35,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kernel import events as ev
 from kernel import laws
 from kernel.errors import Refused, VillageError
-from kernel.mind import refeel
+from kernel.mind import calls, refeel
+from kernel.mind.calls import Refusal
+from kernel.mind.felt import FeltBook
 from kernel.mind.settings import Settings
 from kernel.oracle.base import Ask, Said
 from kernel.seam import DRAWN_SCHEMA, QUESTIONS, STATEMENT, Rendered, asked_schema, render, shaped
-
-if TYPE_CHECKING:
-    from kernel.engine.felt import FeltBook  # annotations only: the engine imports the mind
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +67,7 @@ class Statement:
     statement: str | None = None
     cites: tuple[int, ...] = ()
     verdict: laws.Verdict | None = None
-    refused: str | None = None         # "check: reason" when refused, by shaped or the seam
+    refused: Refusal | None = None     # when refused, by shaped or the seam
     row: laws.Memory | None = None
     recurred: int | None = None        # the earlier thought this statement is, when it recurs
 
@@ -85,7 +85,7 @@ class Reflection:
     prompt: Rendered
     said: Said | None = None
     questions: tuple[str, ...] = ()
-    refused: str | None = None
+    refused: Refusal | None = None     # the questions refused whole, by shaped or as repeated
     statements: list[Statement] = field(default_factory=list)
     embedded: int = 0
 
@@ -115,24 +115,6 @@ class Round:
     vectors: Mapping[int, np.ndarray]   # new vectors, by row id: rows embedded and thoughts
 
 
-def _ask(st: Settings, purpose: str, prompt: Rendered, schema: bytes, seed: int) -> Ask:
-    return Ask(purpose=purpose, model=st.generate_model, prompt=prompt.bytes, schema=schema,
-               seed=seed, temperature=st.temperature, limit=st.limit, context=st.context)
-
-
-def _answered(r: Reflection, purpose: str, index: int, prompt: Rendered, said: Said) -> ev.Answered:
-    return ev.Answered(villager=r.villager, purpose=purpose, index=index, model=said.model,
-                       digest=said.digest, seed=r.seed, prompt_sha256=prompt.sha256,
-                       text=said.text, done_reason=said.done_reason)
-
-
-def _generate_all(oracle, asks: list[Ask]) -> list[Said]:
-    """Independent asks answered in their order: together where the oracle can (a pool of
-    workers has `generate_many`), else one by one. The answers, and so the events, are the same."""
-    many = getattr(oracle, "generate_many", None)
-    return list(many(asks)) if many is not None else [oracle.generate(a) for a in asks]
-
-
 def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[laws.Memory]],
                   vectors: Mapping[int, np.ndarray], oracle, st: Settings, next_id: int,
                   felt: FeltBook | None = None) -> Round:
@@ -143,175 +125,241 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
     `felt` the due villagers' felt state as the round begins (a scratch
     copy, which the round changes as it re-feels), or None without felt memory.
     """
-    mine = {d.villager: tuple(m for m in streams.get(d.villager, ()) if m.tick <= now) for d in due}
-    # What has left a villager's memory: out of the window and the ranking, refused as a citation.
-    gone = {d.villager: felt.gone(d.villager) if felt is not None else {} for d in due}
-    live = {v: tuple(m for m in rows if m.id not in gone[v]) if gone[v] else rows
-            for v, rows in mine.items()}
-    felt_mode = st.retrieval.importance == "felt"
-    if felt_mode and felt is None:
-        raise VillageError("felt retrieval needs the felt state: the importance table has no "
-                           "valence table")
-    refl: list[Reflection] = []
+    rows = _Rows.at(now, due, streams, felt, st)
+    refl = _ask_questions(now, due, rows, oracle, st)
+    seen = _embed(refl, rows, vectors, oracle, st)
+    _rank_and_state(now, refl, rows, seen, oracle, st, felt)
+    accepted = _judge_all(now, refl, rows, st)
+    wrote, thoughts = _recur_or_write(now, accepted, rows, seen, oracle, st, felt, next_id)
+    _embed_thoughts(refl, thoughts, rows, seen, oracle, st)
+    return Round(now=now, reflections=tuple(refl), events=tuple(_events(refl, wrote)),
+                 thoughts=tuple(thoughts), vectors=seen.new)
 
-    # Phase 1: every questions call, asked together.
+
+@dataclass(frozen=True, slots=True)
+class _Rows:
+    """Each due villager's rows as the round begins: all of them (`mine`, what the seam reads),
+    why each that has left its memory can no longer be cited (`gone`), and the rest (`live`,
+    what the window and the ranking see)."""
+
+    mine: Mapping[int, tuple[laws.Memory, ...]]
+    gone: Mapping[int, Mapping[int, str]]
+    live: Mapping[int, tuple[laws.Memory, ...]]
+    felt_retrieval: bool            # rank by what each row is felt at now
+
+    @staticmethod
+    def at(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[laws.Memory]],
+           felt: FeltBook | None, st: Settings) -> _Rows:
+        ids = [d.villager for d in due]
+        if len(set(ids)) != len(ids):
+            twice = next(v for v in ids if ids.count(v) > 1)
+            raise VillageError(f"a villager is due at most once in a round: villager {twice} "
+                               f"is due twice at tick {now}")
+        felt_mode = st.retrieval.importance == "felt"
+        if felt_mode and felt is None:
+            raise VillageError("felt retrieval needs the felt state: the importance table has no "
+                               "valence table")
+        mine = {d.villager: tuple(m for m in streams.get(d.villager, ()) if m.tick <= now)
+                for d in due}
+        gone = {d.villager: felt.gone(d.villager) if felt is not None else {} for d in due}
+        live = {v: tuple(m for m in rows if m.id not in gone[v]) if gone[v] else rows
+                for v, rows in mine.items()}
+        return _Rows(mine=mine, gone=gone, live=live, felt_retrieval=felt_mode)
+
+
+@dataclass(slots=True)
+class _Seen:
+    """The vectors a round reads: those it was handed, the new ones it embeds (rows, then
+    thoughts), and the questions' vectors in (villager, question) order."""
+
+    vectors: Mapping[int, np.ndarray]
+    new: dict[int, np.ndarray] = field(default_factory=dict)
+    questions: list[np.ndarray] = field(default_factory=list)
+
+    def of(self, i: int) -> np.ndarray:
+        return self.new[i] if i in self.new else self.vectors[i]
+
+
+def _ask_questions(now: int, due: Sequence[Due], rows: _Rows, oracle,
+                  st: Settings) -> list[Reflection]:
+    """Every due villager's questions call over its recent window, asked together, and the
+    questions each answer gives (or its refusal). Nothing remembered yet: no call."""
     schema = asked_schema(st.questions)
+    refl: list[Reflection] = []
     for d in due:
-        window = laws.recent(live[d.villager], now, st.recent)
+        window = laws.recent(rows.live[d.villager], now, st.recent)
         prompt = render(QUESTIONS, name=d.name, memories=window, count=st.questions)
         refl.append(Reflection(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
-                               rows=len(live[d.villager]), window=window, prompt=prompt))
-    # Nothing remembered yet: there is no day to make something of, and no call.
+                               rows=len(rows.live[d.villager]), window=window, prompt=prompt))
     asking = [r for r in refl if r.window]
-    saids = _generate_all(oracle, [_ask(st, "questions", r.prompt, schema, r.seed) for r in asking])
+    saids = calls.generate_all(oracle, [calls.ask(st, "questions", r.prompt, schema, r.seed)
+                                        for r in asking])
     for r, said in zip(asking, saids, strict=True):
         r.said = said
-        try:
-            asked = tuple(shaped(r.said, schema)["questions"])
-        except Refused as e:
-            r.refused = f"shaped: {e}"
-        else:
-            # The schema's uniqueItems compares bytes; the seam compares questions as
-            # `laws.plain` gives them. A list with a repeat is refused whole.
-            again = laws.repeated(asked)
-            if again is None:
-                r.questions = asked
-            else:
-                r.refused = f"repeated: {laws.repetition(*again)}"
+        r.questions, r.refused = _questions(said, schema)
+    return refl
 
-    # Phase 2: one embedding call for every question and every row not yet embedded.
-    fresh = sorted({m.id: m for d in due for m in live[d.villager] if m.id not in vectors}.values(),
-                   key=lambda m: m.id)
-    qtexts = [q for r in refl for q in r.questions]
-    new: dict[int, np.ndarray] = {}
-    qvecs: list[np.ndarray] = []
-    texts = [m.text for m in fresh] + qtexts
+
+def _questions(said: Said, schema: bytes) -> tuple[tuple[str, ...], Refusal | None]:
+    """The questions of one answer, or none and why they are refused whole."""
+    try:
+        asked = tuple(shaped(said, schema)["questions"])
+    except Refused as e:
+        return (), Refusal("shaped", str(e))
+    # The schema's uniqueItems compares bytes; the seam compares questions as
+    # `laws.plain` gives them. A list with a repeat is refused whole.
+    again = laws.repeated(asked)
+    if again is not None:
+        return (), Refusal("repeated", laws.repetition(*again))
+    return asked, None
+
+
+def _embed(refl: Sequence[Reflection], rows: _Rows, vectors: Mapping[int, np.ndarray], oracle,
+          st: Settings) -> _Seen:
+    """One embedding call for every question and every live row not yet embedded."""
+    seen = _Seen(vectors)
+    fresh = sorted({m.id: m for r in refl for m in rows.live[r.villager]
+                    if m.id not in vectors}.values(), key=lambda m: m.id)
+    texts = [m.text for m in fresh] + [q for r in refl for q in r.questions]
     if texts and any(r.questions for r in refl):
         mat = oracle.embed(st.embed_model, texts, purpose="memories and questions")
         for i, m in enumerate(fresh):
-            new[m.id] = mat[i]
-        qvecs = list(mat[len(fresh):])
+            seen.new[m.id] = mat[i]
+        seen.questions = list(mat[len(fresh):])
         for r in refl:
             r.embedded = sum(1 for m in fresh if m.villager == r.villager) + len(r.questions)
+    return seen
 
-    # Phase 3: for every question, bring memories to mind; the statement calls asked together.
+
+def _rank_and_state(now: int, refl: Sequence[Reflection], rows: _Rows, seen: _Seen, oracle,
+                   st: Settings, felt: FeltBook | None) -> None:
+    """For every question, bring memories to mind; the statement calls, asked together."""
     qi = 0
     asks: list[Ask] = []
     for r in refl:
         if not r.questions:
             continue
-        rows = live[r.villager]
-        mat = np.stack([new[m.id] if m.id in new else vectors[m.id] for m in rows])
+        live = rows.live[r.villager]
+        mat = np.stack([seen.of(m.id) for m in live])
         # the rows as columns and the vectors' squared norms, once for all its questions
-        columns = laws.row_columns(rows)
+        columns = laws.row_columns(live)
         squares = laws.squares(mat)
         # what each row is felt at as the round begins, for felt retrieval
-        now_felt = (np.array([felt.felt_now(m.id, now) / 1000 for m in rows], dtype=np.float64)
-                    if felt_mode else None)
+        now_felt = (np.array([felt.felt_now(m.id, now) / 1000 for m in live], dtype=np.float64)
+                    if rows.felt_retrieval else None)
         for i, q in enumerate(r.questions, start=1):
             s = Statement(index=i, question=q)
-            s.ranked = laws.rank(now, rows, mat, qvecs[qi], st.retrieval, felt=now_felt,
+            s.ranked = laws.rank(now, live, mat, seen.questions[qi], st.retrieval, felt=now_felt,
                                  columns=columns, squares=squares)
             qi += 1
             s.prompt = render(STATEMENT, name=r.name, question=q,
                               memories=[x.memory for x in s.ranked])
-            asks.append(_ask(st, "statement", s.prompt, DRAWN_SCHEMA, r.seed))
+            asks.append(calls.ask(st, "statement", s.prompt, DRAWN_SCHEMA, r.seed))
             r.statements.append(s)
     stated = [s for r in refl for s in r.statements]
-    for s, said in zip(stated, _generate_all(oracle, asks), strict=True):
+    for s, said in zip(stated, calls.generate_all(oracle, asks), strict=True):
         s.said = said
 
-    # Phase 4: the seam, in order, and the rows the accepted statements become.
-    events: list[ev.Event] = []
+
+def _judge_all(now: int, refl: Sequence[Reflection], rows: _Rows,
+               st: Settings) -> list[tuple[Reflection, Statement]]:
+    """The seam on every statement, in order: the accepted ones, each with its reflection."""
+    accepted: list[tuple[Reflection, Statement]] = []
+    for r in refl:
+        for s in r.statements:
+            s.refused = _judge(now, s, rows.mine[r.villager], rows.gone[r.villager], st)
+            if s.refused is None:
+                accepted.append((r, s))
+    return accepted
+
+
+def _judge(now: int, s: Statement, mine: tuple[laws.Memory, ...], gone: Mapping[int, str],
+           st: Settings) -> Refusal | None:
+    """One statement through the seam: its shape, its own words, its citations (reading the
+    stream as it stood when the round began). Its refusal, or None when it is accepted."""
+    try:
+        drawn = shaped(s.said, DRAWN_SCHEMA)
+    except Refused as e:
+        return Refusal("shaped", str(e))
+    s.statement, s.cites = drawn["statement"], tuple(drawn["drawn_from"])
+    # Its own words first: a statement, and not a memory its prompt showed said back.
+    said_back = laws.judge_statement(s.statement, [x.memory for x in s.ranked])
+    if said_back is not None:
+        # The seam's verdict on it, as a refused citation's would be (depth unknown: 0).
+        s.verdict = laws.Verdict(ok=False, check=said_back.check, reason=said_back.reason,
+                                 depth=0)
+        return Refusal(said_back.check, said_back.reason)
+    s.verdict = laws.cite(mine, now, s.cites, st.cap, gone)
+    return None if s.verdict.ok else Refusal(s.verdict.check, s.verdict.reason)
+
+
+def _recur_or_write(now: int, accepted: Sequence[tuple[Reflection, Statement]], rows: _Rows,
+                    seen: _Seen, oracle, st: Settings, felt: FeltBook | None,
+                    next_id: int) -> tuple[dict[tuple[int, int], tuple[ev.Event, ...]],
+                                           list[laws.Memory]]:
+    """Each accepted statement, in (villager, question) order, becomes a thought, or (with
+    felt retrieval, after one embedding call for them all) recurs as an earlier one. The
+    events each gave, by (villager, question), and the thoughts written."""
+    vecs = (oracle.embed(st.embed_model, [s.statement for _, s in accepted], purpose="statements")
+            if rows.felt_retrieval and accepted else None)
+    wrote: dict[tuple[int, int], tuple[ev.Event, ...]] = {}
+    written: dict[int, list[laws.Memory]] = {}
     thoughts: list[laws.Memory] = []
     nid = next_id
-    accepted: list[tuple[Reflection, Statement, int]] = []   # with the slot its events fill
-    for r in refl:
-        if r.said is not None:
-            events.append(_answered(r, "questions", 0, r.prompt, r.said))
-        if r.refused and r.said is not None:
-            check, reason = r.refused.split(": ", 1)
-            events.append(ev.Refusal(villager=r.villager, purpose="questions", index=0,
-                                     check=check, reason=reason))
-        written: list[laws.Memory] = []
-        for s in r.statements:
-            events.append(_answered(r, "statement", s.index, s.prompt, s.said))
-            try:
-                drawn = shaped(s.said, DRAWN_SCHEMA)
-            except Refused as e:
-                s.refused = f"shaped: {e}"
-                events.append(ev.Refusal(villager=r.villager, purpose="statement", index=s.index,
-                                         check="shaped", reason=str(e)))
-                continue
-            s.statement, s.cites = drawn["statement"], tuple(drawn["drawn_from"])
-            # Its own words first: a statement, and not a memory its prompt showed said back.
-            said_back = laws.judge_statement(s.statement, [x.memory for x in s.ranked])
-            if said_back is not None:
-                # The seam's verdict on it, as a refused citation's would be (depth unknown: 0).
-                s.verdict = laws.Verdict(ok=False, check=said_back.check, reason=said_back.reason,
-                                         depth=0)
-                s.refused = f"{said_back.check}: {said_back.reason}"
-                events.append(ev.Refusal(villager=r.villager, purpose="statement", index=s.index,
-                                         check=said_back.check, reason=said_back.reason))
-                continue
-            # The seam reads the stream as it stood when the round began.
-            s.verdict = laws.cite(mine[r.villager], now, s.cites, st.cap, gone[r.villager])
-            if not s.verdict.ok:
-                s.refused = f"{s.verdict.check}: {s.verdict.reason}"
-                events.append(ev.Refusal(villager=r.villager, purpose="statement", index=s.index,
-                                         check=s.verdict.check, reason=s.verdict.reason))
-                continue
-            if felt_mode:
-                # Whether it recurs is known only once every accepted statement is embedded.
-                accepted.append((r, s, len(events)))
-                events.append(None)  # type: ignore[arg-type]
-                continue
-            # Earlier thoughts of this round count for the first-of-its-kind bonus only.
-            s.row = laws.reflected(mine[r.villager] + tuple(written), now, s.statement, s.cites,
-                                   st.thought, next_id=nid, villager=r.villager)
-            nid += 1
-            written.append(s.row)
-            thoughts.append(s.row)
-            events.append(ev.Thought(id=s.row.id, villager=r.villager, text=s.row.text,
-                                     weight=s.row.weight, depth=s.verdict.depth,
-                                     about=s.row.about, drawn_from=s.row.drawn_from))
-
-    # Phase 4b (felt retrieval): one embedding call for the accepted statements, then each
-    # recurs as an earlier thought or becomes one, in (villager, question) order.
-    if accepted:
-        mat = oracle.embed(st.embed_model, [s.statement for _, s, _ in accepted],
-                           purpose="statements")
-        fills: dict[int, list[ev.Event]] = {}
-        written: dict[int, list[laws.Memory]] = {}
-        for (r, s, slot), vec in zip(accepted, mat, strict=True):
+    for k, (r, s) in enumerate(accepted):
+        # Earlier thoughts of this round count for the first-of-its-kind bonus, and recur.
+        mine_now = rows.mine[r.villager] + tuple(written.get(r.villager, ()))
+        row = laws.reflected(mine_now, now, s.statement, s.cites, st.thought, next_id=nid,
+                             villager=r.villager)
+        if vecs is not None:
             r.embedded += 1
-            mine_now = mine[r.villager] + tuple(written.get(r.villager, ()))
-            row = laws.reflected(mine_now, now, s.statement, s.cites, st.thought, next_id=nid,
-                                 villager=r.villager)
             own = [m.id for m in mine_now if m.is_thought]
-            hit = refeel.recurrence(vec, own, {i: new[i] if i in new else vectors[i] for i in own})
+            hit = refeel.recurrence(vecs[k], own, {i: seen.of(i) for i in own})
             if hit is not None:
                 s.recurred = hit[0]
-                fills[slot] = [refeel.recur(felt, r.villager, hit[0], s.index, s.statement,
-                                            row.weight, now)]
+                wrote[(r.villager, s.index)] = (refeel.recur(felt, r.villager, hit[0], s.index,
+                                                             s.statement, row.weight, now),)
                 continue
-            s.row = row
-            nid += 1
-            written.setdefault(r.villager, []).append(row)
-            thoughts.append(row)
-            new[row.id] = vec
-            fills[slot] = [ev.Thought(id=row.id, villager=r.villager, text=row.text,
-                                      weight=row.weight, depth=s.verdict.depth, about=row.about,
-                                      drawn_from=row.drawn_from),
-                           *refeel.refeel(felt, row, now)]
-        events = [x for i, e in enumerate(events) for x in (fills[i] if e is None else (e,))]
+            seen.new[row.id] = vecs[k]
+        s.row = row
+        nid += 1
+        written.setdefault(r.villager, []).append(row)
+        thoughts.append(row)
+        thought = ev.Thought(id=row.id, villager=r.villager, text=row.text, weight=row.weight,
+                             depth=s.verdict.depth, about=row.about, drawn_from=row.drawn_from)
+        wrote[(r.villager, s.index)] = ((thought, *refeel.refeel(felt, row, now))
+                                        if vecs is not None else (thought,))
+    return wrote, thoughts
 
-    # Phase 5: one embedding call for the accepted thoughts.
-    if thoughts and not felt_mode:
-        mat = oracle.embed(st.embed_model, [t.text for t in thoughts], purpose="thoughts")
-        for i, t in enumerate(thoughts):
-            new[t.id] = mat[i]
-        for r in refl:
-            r.embedded += sum(1 for t in thoughts if t.villager == r.villager)
-    return Round(now=now, reflections=tuple(refl), events=tuple(events), thoughts=tuple(thoughts),
-                 vectors=new)
+
+def _embed_thoughts(refl: Sequence[Reflection], thoughts: Sequence[laws.Memory], rows: _Rows,
+                    seen: _Seen, oracle, st: Settings) -> None:
+    """One embedding call for the thoughts written (felt retrieval embedded them already, as
+    statements, to find which recur)."""
+    if not thoughts or rows.felt_retrieval:
+        return
+    mat = oracle.embed(st.embed_model, [t.text for t in thoughts], purpose="thoughts")
+    for i, t in enumerate(thoughts):
+        seen.new[t.id] = mat[i]
+    for r in refl:
+        r.embedded += sum(1 for t in thoughts if t.villager == r.villager)
+
+
+def _events(refl: Sequence[Reflection],
+            wrote: Mapping[tuple[int, int], Sequence[ev.Event]]) -> list[ev.Event]:
+    """The round's events in the log's order: for each villager its questions call and their
+    refusal, then each statement call and its refusal, or what the statement became."""
+    events: list[ev.Event] = []
+    for r in refl:
+        if r.said is not None:
+            events.append(calls.answered(r.villager, "questions", 0, r.seed, r.prompt, r.said))
+            if r.refused is not None:
+                events.append(calls.refusal(r.villager, "questions", 0, r.refused))
+        for s in r.statements:
+            events.append(calls.answered(r.villager, "statement", s.index, r.seed, s.prompt,
+                                         s.said))
+            if s.refused is not None:
+                events.append(calls.refusal(r.villager, "statement", s.index, s.refused))
+            else:
+                events.extend(wrote[(r.villager, s.index)])
+    return events

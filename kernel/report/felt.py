@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernel import engine
-from kernel.engine.felt import FELT, FeltProjection, FeltState, felt_of
+from kernel.engine.felt import FeltProjection, felt_of
 from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
 from kernel.laws.memory import Memory
+from kernel.mind.felt import FELT, FeltState
 from kernel.mind.night import Night, night_of
 from kernel.oracle import make
 from kernel.report import figures

@@ -194,7 +194,7 @@ def chain(sc: Scenario, cap: int) -> Chain:
             wt = sum(1 for m in r.window if m.kind == "thought")
             ww = len(r.window) - wt
             if r.refused:
-                steps.append(ChainStep(n, rnd.now, ww, wt, r.refused))
+                steps.append(ChainStep(n, rnd.now, ww, wt, str(r.refused)))
             for s in r.statements:
                 rt = sum(1 for x in s.ranked if x.memory.kind == "thought")
                 by = {m.id: m for m in (x.memory for x in s.ranked)} | {m.id: m for m in r.window}
@@ -204,7 +204,7 @@ def chain(sc: Scenario, cap: int) -> Chain:
                 steps.append(ChainStep(
                     n, rnd.now, ww, wt, None, len(s.ranked) - rt, rt,
                     (len(s.cites) - ct) if s.statement is not None else None,
-                    ct if s.statement is not None else None, v, s.refused if v is None else None))
+                    ct if s.statement is not None else None, v, str(s.refused) if v is None else None))
     deepest = max((s.verdict.depth for rnd in rp.report.rounds for r in rnd.reflections
                    for s in r.statements if s.verdict), default=0)
     stopped = rp.report.stopped

@@ -318,3 +318,66 @@ def test_the_index_and_sql_commands_read_the_valences_of_the_table_they_are_give
     row = lines[lines.index(next(x for x in lines if x.split()[:2] == ["n", "f"])) + 1:]
     n, f = (int(x) for x in next(x for x in row if x.split()[0].isdigit()).split())
     assert n > 0 and f > 0
+
+
+# -- where the night's and the round's pieces live ----------------------------------
+
+
+def test_the_round_and_the_night_build_their_asks_through_one_module(tmp_path, monkeypatch):
+    import ast
+    from pathlib import Path
+
+    import kernel.mind
+    from kernel.mind import calls
+    for name in ("reflect.py", "night.py"):
+        tree = ast.parse((Path(kernel.mind.__path__[0]) / name).read_text())
+        built = [ast.unparse(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)]
+        assert not {"Ask", "ev.Ask", "ev.Answered", "ev.Refusal"} & set(built), name
+    through: Counter = Counter()
+
+    def counting(name):
+        made = getattr(calls, name)
+
+        def counted(*a, **kw):
+            through[name] += 1
+            return made(*a, **kw)
+        return counted
+
+    for name in ("ask", "answered", "refusal"):
+        monkeypatch.setattr(calls, name, counting(name))
+    _, oracle, report, path, _ = run(tmp_path, answers=lambda a: answer(
+        a, plan=lambda ask, ids: "{\"groups\": [ {\"anchor\": 1}"), days=2)
+    got = kinds(path)
+    assert {a.purpose for a in oracle.asked} == {"questions", "statement", "night"}
+    assert through["ask"] == len(oracle.asked) == got["answered"] == through["answered"]
+    assert got["refusal"] == through["refusal"] > 0
+
+
+def test_a_refusal_of_the_night_is_a_check_and_a_reason_never_a_string_split_apart(tmp_path):
+    from kernel.mind.calls import Refusal
+
+    def plan(ask, ids):
+        return json.dumps({"groups": [{"anchor": 999_999, "absorbed": ids[:1]},
+                                      {"anchor": ids[0], "absorbed": [ids[1], ids[1]]}]})
+
+    _, _, report, path, _ = run(tmp_path, answers=lambda a: answer(a, plan=plan), days=2)
+    refusals = [e for t in read_ticks(path) for e in t.events
+                if isinstance(e, ev.Refusal) and e.purpose == "night"]
+    groups = [g for n in report.nights for p in n.plans for g in p.groups]
+    assert refusals and [g.refused for g in groups if not g.ok] == [
+        Refusal(e.check, e.reason) for e in refusals]
+    assert all((g.check, g.reason) == (g.refused.check, g.refused.reason) for g in groups
+               if not g.ok)
+    _, _, whole, path2, _ = run(tmp_path, name="whole", answers=lambda a: answer(
+        a, plan=lambda ask, ids: "{\"groups\": [ {\"anchor\": 1}"), days=2)
+    plans = [p for n in whole.nights for p in n.plans]
+    shown = [e for t in read_ticks(path2) for e in t.events
+             if isinstance(e, ev.Refusal) and e.purpose == "night"]
+    assert [p.refused for p in plans] == [Refusal("shaped", e.reason) for e in shown]
+    assert str(plans[0].refused) == f"shaped: {shown[0].reason}"
+
+
+def test_the_engines_felt_projection_is_the_minds_felt_book_following_the_log():
+    from kernel.mind.felt import FeltBook, FeltRow, FeltState
+    assert issubclass(FeltProjection, FeltBook)
+    assert {c.__module__ for c in (FeltBook, FeltRow, FeltState)} == {"kernel.mind.felt"}

@@ -10,6 +10,7 @@ import pytest
 
 from kernel import laws
 from kernel.errors import OracleError
+from kernel.mind.calls import Refusal
 from kernel.mind.reflect import Due, reflect_round
 from kernel.mind.settings import load
 from kernel.oracle.base import Ask, Oracle, Said
@@ -159,7 +160,8 @@ def test_a_question_repeated_in_other_case_and_punctuation_refuses_the_list_whol
     o = ScriptedOracle([answer] * 4)
     rnd = reflect_round(100, [Due(1, "A"), Due(2, "B")], streams, {}, o, st, next_id=11)
     a, b = rnd.reflections
-    assert a.refused == "repeated: question 2 repeats question 1" and a.questions == ()
+    assert a.refused == Refusal("repeated", "question 2 repeats question 1") and a.questions == ()
+    assert str(a.refused) == "repeated: question 2 repeats question 1"
     assert a.statements == [] and a.thoughts == 0 and a.refusals == 1
     refusal = next(e for e in rnd.events if e.kind == "refusal")
     assert (refusal.villager, refusal.purpose, refusal.index, refusal.check, refusal.reason) == \
@@ -228,3 +230,50 @@ def test_the_questions_schema_asks_for_distinct_items_and_a_statement_long_enoug
     q = json.loads(asked_schema(2))["properties"]["questions"]
     assert q["uniqueItems"] is True and q["minItems"] == q["maxItems"] == 2
     assert json.loads(DRAWN_SCHEMA)["properties"]["statement"]["minLength"] == len("ab cd")
+
+
+# -- a refusal is a value; the round's pieces live where the mind is ------------------
+
+
+def test_a_refusal_is_a_check_and_a_reason_never_a_string_split_apart(st):
+    streams = {1: rows_of(1, 1, 5)}
+
+    def answer(ask):
+        if ask.purpose == "questions":
+            return _questions("why?", "what?")
+        if b"why?" in ask.prompt:
+            return "not json: at all"            # shaped's reason holds ": " of its own
+        return json.dumps({"statement": "the day was long", "drawn_from": [1, 1]})
+
+    rnd = reflect_round(100, [Due(1, "A")], streams, {}, ScriptedOracle([answer] * 3), st,
+                        next_id=6)
+    refusals = [e for e in rnd.events if e.kind == "refusal"]
+    stated = rnd.reflections[0].statements
+    assert [s.refused for s in stated] == [Refusal(e.check, e.reason) for e in refusals]
+    first, second = stated
+    assert first.refused.check == "shaped" and ": " in first.refused.reason
+    assert str(first.refused) == f"shaped: {refusals[0].reason}"
+    assert (second.refused.check, second.refused.reason) == ("cites", "memory 1 is cited twice")
+    assert str(second.refused) == "cites: memory 1 is cited twice"
+
+
+def test_no_module_of_the_mind_imports_the_engine_not_even_for_its_annotations():
+    import ast
+    from pathlib import Path
+
+    import kernel.mind
+    for path in sorted(Path(kernel.mind.__path__[0]).glob("*.py")):
+        tree = ast.parse(path.read_text())
+        names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        assert not [m for m in names if m == "kernel.engine" or m.startswith("kernel.engine.")], \
+            path.name
+
+
+def test_a_villager_due_twice_in_one_round_is_refused_naming_it_before_any_call(st):
+    from kernel.errors import VillageError
+    o = Script(lambda ask: "")
+    with pytest.raises(VillageError, match="villager 1 is due twice at tick 100"):
+        reflect_round(100, [Due(1, "A"), Due(2, "B"), Due(1, "A")],
+                      {1: rows_of(1, 1, 5), 2: rows_of(2, 6, 5)}, {}, o, st, next_id=11)
+    assert o.log == []
