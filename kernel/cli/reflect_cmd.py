@@ -18,6 +18,7 @@ import click
 from kernel import laws, report
 from kernel.cli import CONTEXT
 from kernel.engine import scenario as msc
+from kernel.engine.replay import replay
 from kernel.errors import ReplayMismatch, VillageError
 
 MODES = ("settings", "prompt", "reflect", "refuse", "chain", "night", "felt")
@@ -62,7 +63,7 @@ def settings_lines(sc: msc.Scenario) -> list[str]:
 
 
 def prompt_lines(sc: msc.Scenario, who: str | None) -> list[str]:
-    rp = report.replay(sc)
+    rp = replay(sc)
     if not rp.report.rounds:
         raise VillageError(f"scenario {sc.name} has no reflection round to show")
     r = report.pick(rp.report.rounds[0], who)
@@ -94,7 +95,7 @@ def _row(m: laws.Memory) -> str:
 
 
 def reflect_lines(sc: msc.Scenario, who: str | None) -> list[str]:
-    rp = report.replay(sc)
+    rp = replay(sc)
     run, oracle = rp.report, rp.oracle
     if not run.rounds:
         raise VillageError(f"scenario {sc.name} has no reflection round to show")
@@ -213,7 +214,7 @@ def _s(milli: int) -> str:
 def night_lines(sc: msc.Scenario, who: str | None, day: int | None) -> list[str]:
     from kernel.report import felt as rf
 
-    run = rf.replay(sc)
+    run = rf.felt_run(sc)
     names = run.names
     views = rf.nights(run, who, day)
     out: list[str] = []
@@ -276,7 +277,7 @@ def felt_lines(sc: msc.Scenario, who: str | None, tick: int | None) -> list[str]
 
     if who is None:
         raise VillageError("--mode felt shows one villager: give --who NAME")
-    run = rf.replay(sc, until=tick)
+    run = rf.felt_run(sc, until=tick)
     name, rows = rf.felt_rows(run, who)
     out = [f"  {name}'s {len(rows)} rows at tick {run.at}: strengths and valences in units "
            f"(1.000 is the strongest)", "",
