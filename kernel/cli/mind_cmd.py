@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from kernel import config, engine
 from kernel.cli import CONTEXT
-from kernel.cli.world_cmd import run_index, write_index
+from kernel.cli.world_cmd import write_index
 from kernel.engine import scenario as msc
 from kernel.engine.replay import replay
 from kernel.errors import ReplayMismatch, VillageError
@@ -111,6 +111,7 @@ def run_cmd(scenario: str, backend: str, workers: int | None, address: str | Non
 def _run(sc, oracle, backend: str, *, record: bool, out: str | None, cap: int | None,
          index: bool) -> None:
     from kernel.cluster.oracle import describe
+    from kernel.store import run_index
 
     st = sc.settings if cap is None or sc.settings is None else sc.settings.with_cap(cap)
     path = Path(out) if out else _new_run_path(sc.name)

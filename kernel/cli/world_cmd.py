@@ -39,6 +39,7 @@ def run_cmd(config_path: str, ticks: int | None, out: Path, index: bool) -> None
     from tqdm import tqdm
 
     from kernel import engine
+    from kernel.store import run_index
 
     sc = engine.of_world(config_path, ticks=ticks)
     idx = run_index(sc, out) if index else None
@@ -57,25 +58,6 @@ def run_cmd(config_path: str, ticks: int | None, out: Path, index: bool) -> None
     click.echo(f"wrote {res.path}, {res.bytes} bytes, head {res.head_hex}")
     if idx is not None:
         write_index(idx, res)
-
-
-def run_index(sc, out: Path):
-    """The index projection a run folds alongside its own, if OUT's index may be written."""
-    from kernel.store.index import RunIndex
-    from kernel.store.paths import check_index_path
-
-    check_index_path(out, None)
-    felt = _valences(sc)
-    return RunIndex(sc.rules, rules_digest=sc.rules_digest, valences=felt,
-                    ticks_per_day=sc.world.ticks_per_day)
-
-
-def _valences(sc):
-    """The scenario importance table's valences (for the felt view), where it has them."""
-    from kernel.engine.felt import valences_of
-
-    path = dict(sc.files).get("importance")
-    return valences_of(path) if path is not None else None
 
 
 def write_index(idx, res) -> None:

@@ -377,6 +377,19 @@ class RunIndex:
                            bytes=db.stat().st_size)
 
 
+def run_index(sc, out: str | os.PathLike) -> RunIndex:
+    """The index projection a run of scenario `sc` into `out` folds beside its own, for
+    `out`'s index (refused first where that index may not be written): the scenario's
+    importance table and its digest, and its valences and day for the felt view."""
+    from kernel.engine.felt import felt_of
+
+    check_index_path(out, None)
+    felt = felt_of(sc)
+    return RunIndex(sc.rules, rules_digest=sc.rules_digest,
+                    valences=felt.valences if felt is not None else None,
+                    ticks_per_day=sc.world.ticks_per_day)
+
+
 def _meta(db: Path) -> dict[str, str] | None:
     try:
         con = duckdb.connect(str(db), read_only=True)
