@@ -245,7 +245,7 @@ def _food_phase(every: int, last: int, into: list):
     return phase
 
 
-def _rerun(sc: Scenario, views: _Views) -> _Rerun:
+def _replayed(sc: Scenario, views: _Views) -> _Rerun:
     """Replay `sc` once, with the report's projections folded and the food kept as it runs."""
     got = _Rerun()
     oracle = recorded_oracle(sc)
@@ -365,7 +365,7 @@ def _of_scenario(sc: Scenario, exemplars: str | os.PathLike | None) -> Day:
         raise VillageError(f"scenario {sc.name} has no recording to replay, so there is no "
                            f"run to report: run it (village run), then report its log")
     views = _Views(sc, sc.header_digest)
-    rerun = _rerun(sc, views)
+    rerun = _replayed(sc, views)
     if rerun.log is None:
         raise VillageError(f"scenario {sc.name} did not replay a single tick: {rerun.stopped}")
     return _build(rerun.log, sc, views, rerun, None, shown=sc.name)
@@ -392,7 +392,7 @@ def _of_log(log: Path, exemplars: str | os.PathLike | None) -> Day:
     rerun = None
     if note is None:
         sc = _with_ticks(sc, (lg.last_tick + 1) if lg.last_tick is not None else 0)
-        rerun = _rerun(sc, views)
+        rerun = _replayed(sc, views)
         if rerun.head_hex != lg.head_hex:
             why = rerun.stopped or f"it ends at head {rerun.head_hex[:16]}"
             note = (f"the replay of scenario {sc.name} does not give this log ({why}; "
