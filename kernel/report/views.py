@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SettingsView:
+    """What a reflection runs under: the thought settings, the backend and its model's pinned
+    digest, the shipped templates, and the home the files were read from."""
+
     settings: Settings
     backend: str
     digest: str
@@ -40,6 +43,8 @@ class SettingsView:
 
 @dataclass(frozen=True)
 class Case:
+    """One broken copy of a statement, as it is put to the seam, and the seam's verdict."""
+
     what: str
     cites: tuple[int, ...]
     now: int
@@ -62,6 +67,8 @@ class Refusals:
 
 @dataclass(frozen=True)
 class ChainStep:
+    """One question of one round of a chain: its window, retrieval, citations and verdict."""
+
     step: int
     tick: int
     window_world: int
@@ -77,6 +84,8 @@ class ChainStep:
 
 @dataclass(frozen=True)
 class Chain:
+    """A recording replayed under a depth cap: each step, and where (and why) it stopped."""
+
     recorded_cap: int
     cap: int
     steps: tuple[ChainStep, ...]
@@ -107,7 +116,8 @@ class Change:
 
 @dataclass(frozen=True)
 class FeltRun:
-    """A replayed run with its felt fold: the report, every row, and the journal of changes."""
+    """A replayed run with its felt fold up to tick `at`: the report, every row, each row's
+    felt state and what it is felt at then, and the journal of changes."""
 
     scenario: Scenario
     report: RunReport
