@@ -1,13 +1,16 @@
 """The series behind `village plot` and the report's figures: memory rows per villager, felt
 strength over time, model time per call, refusals by check.
 
-Each function returns plain values (ticks, counts, thousandths, seconds);
-drawing them is the CLI's and the report's. Rows, refusals and felt
-strengths come from the log alone (felt strengths with the valence table of
-the scenario the log ran under); the time a call took is not in the log (it
+Each function returns plain values (ticks, counts, thousandths, seconds;
+their shapes are kernel.report.views'); drawing them is the CLI's and the
+report's. Rows, refusals and felt strengths come from the run's events
+alone, folded once: a log from disk, or a scenario's replay as it runs
+(kernel.engine.replay); felt strengths with the valence table of the
+scenario the log ran under. The time a call took is not in the log (it
 would make a recording and its replay different bytes), so it comes from
 the recording. A felt strength is computed here only through
-kernel.laws.felt, so the figures fade by the rule the run did.
+kernel.laws.felt, so the figures fade by the rule the run did. It must
+not write anything but a replay's temporary log.
 """
 
 from __future__ import annotations
@@ -130,7 +133,8 @@ def refusals(r: Run) -> dict[str, Counter]:
 
 
 def recording_of(r: Run | None, exemplars: str | os.PathLike | None) -> Path:
-    """The recording a cost plot reads: given, or the scenario's (when the log is its recorded run)."""
+    """The recording a cost plot reads: given, or the scenario's (for the scenario itself, or a log
+    that is its recorded run)."""
     if exemplars is not None:
         p = Path(exemplars)
         if not p.is_file():
