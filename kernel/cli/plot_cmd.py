@@ -184,27 +184,27 @@ def plot_cmd(run: str, what: str, out: str, exemplars: str | None, who: str | No
         draw_cost(calls, title, path)
         click.echo(f"{path}: model time of {len(calls)} calls")
         return
-    with plots.run_log(run) as r:
-        if what == "rows":
-            series = plots.rows(r)
-            draw_rows(series, title, path)
-            click.echo(f"{path}: memory rows of {len(series)} villagers")
-        elif what == "strengths":
-            got = plots.strengths(r, top=(TOP_ONE if who else TOP_ALL) if top is None else top,
-                                 who=who)
-            draw_strengths(got, title, path, r.scenario.world.ticks_per_day)
-            whose = got[0].name if len(got) == 1 else f"{len(got)} villagers"
-            click.echo(f"{path}: felt strength of {sum(len(v.curves) for v in got)} rows of "
-                       f"{whose}")
-        elif what == "cost":
-            calls = plots.cost(plots.recording_of(r, None))
-            draw_cost(calls, title, path)
-            click.echo(f"{path}: model time of {len(calls)} calls")
-        else:
-            by = plots.refusals(r)
-            draw_refusals(by, title, path)
-            click.echo(f"{path}: {sum(sum(c.values()) for c in by.values())} refusals by "
-                       f"{len(by)} checks")
+    r = plots.run_of(run)
+    if what == "rows":
+        series = plots.rows(r)
+        draw_rows(series, title, path)
+        click.echo(f"{path}: memory rows of {len(series)} villagers")
+    elif what == "strengths":
+        got = plots.strengths(r, top=(TOP_ONE if who else TOP_ALL) if top is None else top,
+                             who=who)
+        draw_strengths(got, title, path, r.scenario.world.ticks_per_day)
+        whose = got[0].name if len(got) == 1 else f"{len(got)} villagers"
+        click.echo(f"{path}: felt strength of {sum(len(v.curves) for v in got)} rows of "
+                   f"{whose}")
+    elif what == "cost":
+        calls = plots.cost(plots.recording_of(r, None))
+        draw_cost(calls, title, path)
+        click.echo(f"{path}: model time of {len(calls)} calls")
+    else:
+        by = plots.refusals(r)
+        draw_refusals(by, title, path)
+        click.echo(f"{path}: {sum(sum(c.values()) for c in by.values())} refusals by "
+                   f"{len(by)} checks")
 
 
 COMMANDS = (plot_cmd,)

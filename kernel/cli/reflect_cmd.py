@@ -23,6 +23,7 @@ import click
 from kernel import laws, report
 from kernel.cli import CONTEXT, VillageGroup
 from kernel.engine import scenario as msc
+from kernel.engine.replay import replay
 from kernel.errors import ReplayMismatch, VillageError
 from kernel.mind.night import FEWEST_FELT
 
@@ -93,7 +94,7 @@ def _night_lines(view: report.SettingsView) -> list[str]:
 
 
 def prompt_lines(sc: msc.Scenario, who: str | None) -> list[str]:
-    rp = report.replay(sc)
+    rp = replay(sc)
     if not rp.report.rounds:
         raise VillageError(f"scenario {sc.name} has no reflection round to show")
     r = report.pick(rp.report.rounds[0], who)
@@ -125,7 +126,7 @@ def _row(m: laws.Memory) -> str:
 
 
 def reflect_lines(sc: msc.Scenario, who: str | None) -> list[str]:
-    rp = report.replay(sc)
+    rp = replay(sc)
     run, oracle = rp.report, rp.oracle
     if not run.rounds:
         raise VillageError(f"scenario {sc.name} has no reflection round to show")
@@ -244,7 +245,7 @@ def _s(milli: int) -> str:
 def night_lines(sc: msc.Scenario, who: str | None, day: int | None) -> list[str]:
     from kernel.report import felt as rf
 
-    run = rf.replay(sc)
+    run = rf.felt_run(sc)
     names = run.names
     views = rf.nights(run, who, day)
     out: list[str] = []
@@ -307,7 +308,7 @@ def felt_lines(sc: msc.Scenario, who: str | None, tick: int | None) -> list[str]
 
     if who is None:
         raise VillageError("reflect felt shows one villager: give --who NAME")
-    run = rf.replay(sc, until=tick)
+    run = rf.felt_run(sc, until=tick)
     name, rows = rf.felt_rows(run, who)
     out = [f"  {name}'s {len(rows)} rows at tick {run.at}: strengths and valences in units "
            f"(1.000 is the strongest)", "",

@@ -15,11 +15,12 @@ from tqdm import tqdm
 
 from kernel import config, engine
 from kernel.cli import CONTEXT
-from kernel.cli.world_cmd import run_index, write_index
+from kernel.cli.world_cmd import write_index
 from kernel.engine import scenario as msc
+from kernel.engine.replay import replay
 from kernel.errors import ReplayMismatch, VillageError
 from kernel.mind.reflect import Round
-from kernel.oracle import backends, entry, make
+from kernel.oracle import backends, entry
 
 
 def _round_lines(rnd: Round) -> list[str]:
@@ -110,6 +111,7 @@ def run_cmd(scenario: str, backend: str, workers: int | None, address: str | Non
 def _run(sc, oracle, backend: str, *, record: bool, out: str | None, cap: int | None,
          index: bool) -> None:
     from kernel.cluster.oracle import describe
+    from kernel.store import run_index
 
     st = sc.settings if cap is None or sc.settings is None else sc.settings.with_cap(cap)
     path = Path(out) if out else _new_run_path(sc.name)
@@ -165,12 +167,12 @@ def replay_one(name: str, where: Path, echo=click.echo) -> bool:
     sc = msc.load(name)
     if not sc.world_only and sc.exemplars is None:
         raise VillageError(f"scenario {name} has no recording to replay")
-    oracle = None if sc.world_only else make("replay", replay_from=sc.exemplars)
     path = where / f"{sc.name}.log"
     if path.exists():
         path.unlink()
     with _bar(sc.ticks, sc.name) as bar:
-        report = engine.run(sc, oracle, path, progress=bar.update, keep_going=True)
+        rp = replay(sc, progress=bar.update, out=path)
+    report, oracle = rp.report, rp.oracle
     echo(f"{sc.name}: {sc.description}")
     if oracle is None:
         echo(f"  the world alone: {report.ticks} ticks, {report.events} events, "

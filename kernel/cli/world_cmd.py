@@ -39,6 +39,7 @@ def run_cmd(config_path: str, ticks: int | None, out: Path, index: bool) -> None
     from tqdm import tqdm
 
     from kernel import engine
+    from kernel.store import run_index
 
     sc = engine.of_world(config_path, ticks=ticks)
     idx = run_index(sc, out) if index else None
@@ -57,16 +58,6 @@ def run_cmd(config_path: str, ticks: int | None, out: Path, index: bool) -> None
     click.echo(f"wrote {res.path}, {res.bytes} bytes, head {res.head_hex}")
     if idx is not None:
         write_index(idx, res)
-
-
-def run_index(sc, out: Path):
-    """The index projection a run folds alongside its own, if OUT's index may be written."""
-    from kernel.store.index import RunIndex
-    from kernel.store.paths import check_index_path
-
-    check_index_path(out, None)
-    return RunIndex(sc.rules, rules_digest=sc.rules_digest, valences=sc.valences,
-                    ticks_per_day=sc.world.ticks_per_day)
 
 
 def write_index(idx, res) -> None:

@@ -7,7 +7,9 @@ phases world, perceive, reflect and night, appends one frame a tick and
 folds each frame into its projections, or, for a forked scenario, to the
 fork (kernel.engine.fork), which rebuilds the parent's first ticks and
 runs on the loop. `fold(log, projections)` derives the same projections
-from a log on disk. `scenario.load` resolves a scenario's files once into
+from a log on disk. `replay(scenario, projections=...)` (kernel.engine.replay)
+is every view's one call: a scenario run from its recording with the view's
+projections folded as it runs. `scenario.load` resolves a scenario's files once into
 typed values; `scenario.of_world` makes a world run one.
 """
 
@@ -21,6 +23,7 @@ from kernel.engine.projection import (
     fold,
     memory_of,
 )
+from kernel.engine.replay import Replay, follow, replay
 from kernel.engine.run import (
     PHASES,
     Engine,
@@ -35,6 +38,6 @@ from kernel.engine.scenario import load as load_scenario
 from kernel.engine.start import run, run_with, run_world
 
 __all__ = ["PHASES", "Engine", "Folded", "Frame", "MemoryProjection", "MemoryState", "Projection",
-           "RecordedVectors", "RunOptions", "RunReport", "Scenario", "TickState",
-           "VectorsProjection", "committed", "fold", "load_rules", "load_scenario", "memory_of",
-           "of_world", "rules_digest", "run", "run_with", "run_world", "world_frames"]
+           "RecordedVectors", "Replay", "RunOptions", "RunReport", "Scenario", "TickState",
+           "VectorsProjection", "committed", "fold", "follow", "load_rules", "load_scenario", "memory_of",
+           "of_world", "replay", "rules_digest", "run", "run_with", "run_world", "world_frames"]

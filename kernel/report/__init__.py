@@ -1,26 +1,21 @@
-"""What the `reflect` modes (and, later, an HTML report) show, computed as data.
+"""What a reader of a run looks at, computed as data: the reflect modes, felt memory, the
+plots' series and the HTML report of a day.
 
-This package replays a scenario and returns what a reader looks at: a
-round's reflections with their rankings and verdicts, the seam's refusals
-of broken statements, the chain of thoughts under a depth cap, the
-settings a reflection runs under. It returns values and prints nothing;
-the CLI renders them as text, and another renderer may draw them. It must
-not write anything but temporary logs.
+Every view folds its projections over a run once: over a scenario's replay
+as it runs (kernel.engine.replay, answered from the recording, no model), or
+over a log on disk. `reflection` gives a round's reflections with their
+rankings and verdicts, the seam's refusals of broken statements, the chain
+of thoughts under a depth cap and the settings a reflection runs under;
+`felt` each night and one villager's felt strengths; `figures` the felt
+counts of a run's events; `plots` the series `village plot` draws; `day`
+the `Day` the HTML page shows, which `html` renders through the shipped
+templates. The values they return are `views`'. This package prints
+nothing (the CLI and the templates render) and writes nothing but a
+replay's temporary log.
 """
 
-from kernel.report.reflection import (
-    Chain,
-    ChainStep,
-    Refusals,
-    Replayed,
-    SettingsView,
-    chain,
-    pick,
-    recorded_call,
-    refusals,
-    replay,
-    settings_view,
-)
+from kernel.report.reflection import chain, pick, recorded_call, refusals, settings_view
+from kernel.report.views import Chain, ChainStep, Refusals, SettingsView
 
-__all__ = ["Chain", "ChainStep", "Refusals", "Replayed", "SettingsView", "chain", "pick",
-           "recorded_call", "refusals", "replay", "settings_view"]
+__all__ = ["Chain", "ChainStep", "Refusals", "SettingsView", "chain", "pick", "recorded_call",
+           "refusals", "settings_view"]

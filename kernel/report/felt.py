@@ -1,118 +1,106 @@
 """What the `night` and `felt` reflect modes show, computed as data.
 
-Both replay a scenario from its recording (no model) into a temporary log
-and fold it with the felt projection. `nights` gives each night as it
-happened: the plan as the model gave it, each group's checks and verdict,
-the rows absorbed and forgotten, and the rows re-felt (or recurring) on
-that day, each with its strength before and after. `felt_rows` gives one
-villager's rows as they stand at a tick: intensity, valence, stored, last
-felt, felt now and state. Values only; the CLI renders them. It must not
-write anything but temporary logs.
+`felt_run` replays a scenario from its recording (no model) once, with a
+journal of its felt events (the felt projection, keeping each event's before
+and after) folded as it runs. `nights` gives each night as it happened: the
+plan as the model gave it, each group's checks and verdict, the rows
+absorbed and forgotten, and the rows re-felt (or recurring) on that day,
+each with its strength before and after. `felt_rows` gives one villager's
+rows as they stand at a tick: intensity, valence, stored, last felt, felt
+now and state. Values only (their shapes are kernel.report.views'); the CLI
+renders them. It must not write anything but the replay's temporary log.
 """
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 
-from kernel import engine
+from kernel import events as ev
 from kernel.engine.felt import FeltProjection, felt_of
+from kernel.engine.projection import MemoryProjection
+from kernel.engine.replay import replay
 from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
 from kernel.laws.memory import Memory
-from kernel.mind.felt import FELT, FeltState
+from kernel.mind.felt import FeltState
 from kernel.mind.night import Night, night_of
-from kernel.oracle import make
 from kernel.report import figures
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """One felt event about one row: the strength before it and after it."""
-
-    tick: int
-    kind: str               # refelt, recurred, absorbed (an anchor), absorbed-into, forgotten
-    villager: int
-    id: int
-    before: int
-    after: int
-    by: int | None = None   # the thought that re-felt it, or the anchor it went into
+from kernel.report.views import Change, FeltRun, NightView
 
 
 class Journal(FeltProjection):
-    """The felt projection, keeping each felt event's before and after as it folds."""
+    """The felt projection, keeping each felt event's before and after as it folds (up to
+    tick `until`, when given). It follows the memory projection a replay or a fold hands it
+    (a projection.Follower)."""
+
+    def __init__(self, *args, until: int | None = None, **kw):
+        self.until = until
+        super().__init__(*args, **kw)
 
     def start(self) -> None:
         super().start()
         self.changes: list[Change] = []
 
+    def follow_engine(self, memory: MemoryProjection, felt: FeltProjection | None) -> None:
+        self.follow(memory)
+
+    def apply(self, tick: int, events) -> None:
+        if self.until is None or tick <= self.until:
+            super().apply(tick, events)
+
     def felt(self, tick: int, events) -> None:
         for e in events:
-            if e.kind not in FELT:
-                continue
-            if e.kind in ("refelt", "recurred"):
-                r = self.rows[e.id]
-                self.changes.append(Change(tick, e.kind, e.villager, e.id, r.stored, e.stored,
-                                           getattr(e, "by", None)))
-            elif e.kind == "forgotten":
-                r = self.rows[e.id]
-                self.changes.append(Change(tick, "forgotten", e.villager, e.id, r.stored,
-                                           r.stored))
-            elif e.kind == "absorbed":
-                self.changes.append(Change(tick, "anchor", e.villager, e.anchor, e.before,
-                                           e.stored))
-                for a in e.absorbed:
-                    r = self.rows[a]
-                    self.changes.append(Change(tick, "absorbed", e.villager, a, r.stored,
-                                               r.stored, e.anchor))
-            super().felt(tick, (e,))
+            note = _NOTES.get(type(e))
+            if note is not None:
+                note(self, tick, e)
+                super().felt(tick, (e,))
+
+    def _restored(self, tick: int, e: ev.Refelt | ev.Recurred) -> None:
+        r = self.rows[e.id]
+        self.changes.append(Change(tick, e.kind, e.villager, e.id, r.stored, e.stored,
+                                   getattr(e, "by", None)))
+
+    def _forgotten(self, tick: int, e: ev.Forgotten) -> None:
+        r = self.rows[e.id]
+        self.changes.append(Change(tick, "forgotten", e.villager, e.id, r.stored, r.stored))
+
+    def _absorbed(self, tick: int, e: ev.Absorbed) -> None:
+        self.changes.append(Change(tick, "anchor", e.villager, e.anchor, e.before, e.stored))
+        for a in e.absorbed:
+            r = self.rows[a]
+            self.changes.append(Change(tick, "absorbed", e.villager, a, r.stored, r.stored,
+                                       e.anchor))
 
 
-@dataclass(frozen=True)
-class FeltRun:
-    """A replayed run with its felt fold: the report, every row, and the journal of changes."""
-
-    scenario: Scenario
-    report: engine.RunReport
-    rows: dict[int, Memory]
-    felt: dict[int, FeltState]
-    changes: tuple[Change, ...]
-    felt_now: dict[int, int]
-    at: int
-    names: dict[int, str] = field(default_factory=dict)
+# What the journal notes of each felt event type, resolved once, not by kind once an event.
+_NOTES = {ev.Refelt: Journal._restored, ev.Recurred: Journal._restored,
+          ev.Forgotten: Journal._forgotten, ev.Absorbed: Journal._absorbed}
 
 
-def replay(sc: Scenario, *, until: int | None = None) -> FeltRun:
-    """Replay `sc` and fold the log with the felt projection (up to tick `until`)."""
+def felt_run(sc: Scenario, *, until: int | None = None) -> FeltRun:
+    """`sc` replayed once with its journal folded as it runs (up to tick `until`)."""
     if sc.exemplars is None:
         raise VillageError(f"scenario {sc.name} has no recording to replay")
-    mem = engine.MemoryProjection(sc.rules)
-    journal = journal_of(sc, mem)
-    oracle = make("replay", replay_from=sc.exemplars)
-    with tempfile.TemporaryDirectory(prefix="village-felt-") as d:
-        path = Path(d) / "run.log"
-        report = engine.run(sc, oracle, path, keep_going=True)
-        if report.stopped is not None:
-            raise report.stopped
-        done = engine.fold(path, [mem, journal], until=until)
-    at = done.last_tick if until is None or done.last_tick is None else min(until, done.last_tick)
-    at = at or 0
+    journal = journal_of(sc, until=until)
+    rp = replay(sc, projections=[journal])
+    if rp.stopped is not None:
+        raise rp.stopped
+    at = journal.last_tick or 0
+    rows = rp.memory.rows if until is None else [m for m in rp.memory.rows if m.tick <= at]
     names = {p.id: p.name for p in sc.world.people}
-    return FeltRun(scenario=sc, report=report, rows={m.id: m for m in mem.rows},
+    return FeltRun(scenario=sc, report=rp.report, rows={m.id: m for m in rows},
                    felt=journal.snapshot(), changes=tuple(journal.changes),
                    felt_now={i: journal.felt_now(r, max(at, r.last_felt))
                              for i, r in journal.rows.items()}, at=at, names=names)
 
 
-def journal_of(sc: Scenario, memory: engine.MemoryProjection) -> Journal:
-    """A journal of `sc`'s felt events, following `memory` (applied before it in a fold)."""
+def journal_of(sc: Scenario, *, until: int | None = None) -> Journal:
+    """A journal of `sc`'s felt events (up to tick `until`), to follow a replay or a fold."""
     felt = felt_of(sc)
     if felt is None:
         raise VillageError(f"scenario {sc.name} has no felt memory: its importance table has "
                            f"no valence table")
-    return Journal(felt.valences, sc.world.ticks_per_day).follow(memory)
+    return Journal(felt.valences, sc.world.ticks_per_day, until=until)
 
 
 def why_not_felt(sc: Scenario | None, digest: str = "") -> str | None:
@@ -148,15 +136,6 @@ def villager(sc: Scenario, who: str | None) -> tuple[int, str]:
             return p.id, p.name
     raise VillageError(f"no villager named {who!r} in scenario {sc.name}: there are "
                        f"{', '.join(p.name for p in people)}")
-
-
-@dataclass(frozen=True)
-class NightView:
-    """One night of one scenario: the night's own record and the day's felt changes."""
-
-    day: int
-    night: Night
-    changes: tuple[Change, ...]
 
 
 def nights(run: FeltRun, who: str | None = None, day: int | None = None) -> list[NightView]:
@@ -201,5 +180,5 @@ def counts(run: FeltRun) -> dict[str, int]:
             "groups accepted": f["groups_accepted"], "groups refused": f["groups_refused"]}
 
 
-__all__ = ["Change", "FeltRun", "Journal", "NightView", "counts", "felt_rows", "journal_of",
-           "nights", "replay", "villager", "why_not_felt"]
+__all__ = ["Change", "FeltRun", "Journal", "NightView", "counts", "felt_rows", "felt_run",
+           "journal_of", "nights", "villager", "why_not_felt"]

@@ -10,7 +10,7 @@ judge anything: the checks are the night's and the round's.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from kernel import events as ev
@@ -23,21 +23,41 @@ FELT = ("night_plans", "plans_refused", "groups_accepted", "groups_refused", "ro
 def felt(events: Iterable[ev.Event]) -> dict[str, int]:
     """The felt figures of `events`: a tick's, a night's, a run's."""
     n = dict.fromkeys(FELT, 0)
+    counts = _COUNTS
     for e in events:
-        if isinstance(e, ev.Answered) and e.purpose == "night":
-            n["night_plans"] += 1
-        elif isinstance(e, ev.Refusal) and e.purpose == "night":
-            n["plans_refused" if e.index == 0 else "groups_refused"] += 1
-        elif isinstance(e, ev.Absorbed):
-            n["groups_accepted"] += 1
-            n["rows_absorbed"] += len(e.absorbed)
-        elif isinstance(e, ev.Forgotten):
-            n["rows_forgotten"] += 1
-        elif isinstance(e, ev.Refelt):
-            n["rows_refelt"] += 1
-        elif isinstance(e, ev.Recurred):
-            n["recurrences"] += 1
+        count = counts.get(type(e))
+        if count is not None:
+            count(n, e)
     return n
+
+
+def _answered(n: dict[str, int], e: ev.Answered) -> None:
+    if e.purpose == "night":
+        n["night_plans"] += 1
+
+
+def _refusal(n: dict[str, int], e: ev.Refusal) -> None:
+    if e.purpose == "night":
+        n["plans_refused" if e.index == 0 else "groups_refused"] += 1
+
+
+def _absorbed(n: dict[str, int], e: ev.Absorbed) -> None:
+    n["groups_accepted"] += 1
+    n["rows_absorbed"] += len(e.absorbed)
+
+
+def _one(figure: str) -> Callable[[dict[str, int], ev.Event], None]:
+    def count(n: dict[str, int], e: ev.Event) -> None:
+        n[figure] += 1
+    return count
+
+
+_COUNTS: dict[type, Callable[[dict[str, int], ev.Event], None]] = {
+    ev.Answered: _answered, ev.Refusal: _refusal, ev.Absorbed: _absorbed,
+    ev.Forgotten: _one("rows_forgotten"), ev.Refelt: _one("rows_refelt"),
+    ev.Recurred: _one("recurrences"),
+}
+"""What each event type adds to the felt figures, resolved once; other types add nothing."""
 
 
 def of_report(report: Any) -> dict[str, int]:

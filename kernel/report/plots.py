@@ -1,31 +1,34 @@
 """The series behind `village plot` and the report's figures: memory rows per villager, felt
 strength over time, model time per call, refusals by check.
 
-Each function returns plain values (ticks, counts, thousandths, seconds);
-drawing them is the CLI's and the report's. Rows, refusals and felt
-strengths come from the log alone (felt strengths with the valence table of
-the scenario the log ran under); the time a call took is not in the log (it
+Each function returns plain values (ticks, counts, thousandths, seconds;
+their shapes are kernel.report.views'); drawing them is the CLI's and the
+report's. Rows, refusals and felt strengths come from the run's events
+alone, folded once: a log from disk, or a scenario's replay as it runs
+(kernel.engine.replay); felt strengths with the valence table of the
+scenario the log ran under. The time a call took is not in the log (it
 would make a recording and its replay different bytes), so it comes from
 the recording. A felt strength is computed here only through
-kernel.laws.felt, so the figures fade by the rule the run did.
+kernel.laws.felt, so the figures fade by the rule the run did. It must
+not write anything but a replay's temporary log.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernel import engine
-from kernel.engine.scenario import Scenario
+from kernel.engine.projection import MemoryProjection
+from kernel.engine.replay import follow, replay
+from kernel.engine.scenario import Scenario, load_rules
 from kernel.errors import VillageError
 from kernel.laws import felt as lf
+from kernel.laws.importance import Importance
 from kernel.log import read_header, verify
 from kernel.report import felt as rf
+from kernel.report.views import CallTime, Curve, Series, Strengths
 
 SAMPLES = 200            # a strength curve is sampled at about this many ticks over the run
 TOP = 5                  # the strongest rows drawn per villager, unless told otherwise
@@ -33,47 +36,47 @@ TOP = 5                  # the strongest rows drawn per villager, unless told ot
 
 @dataclass(frozen=True)
 class Run:
-    log: Path
+    """A run to draw: a log on disk, or a scenario (log None), replayed once for a figure."""
+
+    log: Path | None
     scenario: Scenario | None     # the scenario whose configs the log ran under, when found
 
 
-@contextlib.contextmanager
-def run_log(run: str | os.PathLike) -> Iterator[Run]:
-    """The log of RUN: the file itself, or a scenario's replay into a temporary log."""
+def run_of(run: str | os.PathLike) -> Run:
+    """RUN as a figure reads it: the log itself, or a scenario with a run to replay."""
     from kernel.engine import scenario as msc
     from kernel.engine.scenario import by_digest
-    from kernel.oracle import make
 
     p = Path(run)
     if p.is_file():
-        yield Run(p, by_digest(read_header(p).config_digest))
-        return
+        return Run(p, by_digest(read_header(p).config_digest))
     sc = msc.load(run)
     if not sc.world_only and sc.exemplars is None:
         raise VillageError(f"scenario {sc.name} has no recording to replay, so there is no run to "
                            f"plot: run it (village run), then plot its log")
-    with tempfile.TemporaryDirectory(prefix="village-plot-") as d:
-        log = Path(d) / f"{sc.name}.log"
-        oracle = None if sc.world_only else make("replay", replay_from=sc.exemplars)
-        engine.run(sc, oracle, log, keep_going=True)
-        if not log.is_file():
-            raise VillageError(f"scenario {sc.name} did not replay a single tick")
-        yield Run(log, sc)
+    return Run(None, sc)
 
 
-@dataclass(frozen=True)
-class Series:
-    label: str
-    x: tuple[int, ...]
-    y: tuple[float, ...]
+def _folded(r: Run, views: list, rules: Importance) -> MemoryProjection | None:
+    """Fold `views` over the run once: its log from disk, or its scenario's replay as it runs.
+    The memory projection the views followed (None when none of them follows one)."""
+    if r.log is not None:
+        return follow(r.log, views, rules=rules)[0]
+    rp = replay(r.scenario, projections=views)
+    if rp.header is None:
+        raise VillageError(f"scenario {r.scenario.name} did not replay a single tick")
+    return rp.memory
 
 
 class _Rows:
     """Follows a MemoryProjection: each villager's row count at every tick it grew."""
 
-    def __init__(self, mem: engine.MemoryProjection):
-        self.mem = mem
+    def __init__(self) -> None:
+        self.mem: MemoryProjection | None = None
         self.start()
+
+    def follow_engine(self, memory: MemoryProjection, felt: object | None) -> None:
+        self.mem = memory
 
     def start(self) -> None:
         self.names: dict[int, str] = {}
@@ -94,10 +97,8 @@ class _Rows:
 
 def rows(r: Run) -> tuple[Series, ...]:
     """Memory rows per villager over ticks: one step series a villager, from tick 0 to the last."""
-    rules = r.scenario.rules if r.scenario is not None else engine.load_rules()
-    mem = engine.MemoryProjection(rules)
-    got = _Rows(mem)
-    engine.fold(r.log, [mem, got])
+    got = _Rows()
+    _folded(r, [got], r.scenario.rules if r.scenario is not None else load_rules())
     names = {p.id: p.name for p in r.scenario.world.people} if r.scenario is not None else {}
     names = got.names | names
     out = []
@@ -110,6 +111,11 @@ def rows(r: Run) -> tuple[Series, ...]:
 
 
 class _Refusals:
+    """Refusals by check and purpose, folded from the events alone."""
+
+    def __init__(self) -> None:
+        self.start()
+
     def start(self) -> None:
         self.by: dict[str, Counter] = {}
 
@@ -122,21 +128,13 @@ class _Refusals:
 def refusals(r: Run) -> dict[str, Counter]:
     """Refusals by check, each counted by the call it refused (questions or statement)."""
     got = _Refusals()
-    engine.fold(r.log, [got])
+    _folded(r, [got], r.scenario.rules if r.scenario is not None else load_rules())
     return dict(sorted(got.by.items()))
 
 
-@dataclass(frozen=True, slots=True)
-class CallTime:
-    n: int
-    kind: str
-    purpose: str
-    model: str
-    seconds: float
-
-
 def recording_of(r: Run | None, exemplars: str | os.PathLike | None) -> Path:
-    """The recording a cost plot reads: given, or the scenario's (when the log is its recorded run)."""
+    """The recording a cost plot reads: given, or the scenario's (for the scenario itself, or a log
+    that is its recorded run)."""
     if exemplars is not None:
         p = Path(exemplars)
         if not p.is_file():
@@ -146,7 +144,7 @@ def recording_of(r: Run | None, exemplars: str | os.PathLike | None) -> Path:
     if sc is None or sc.exemplars is None:
         raise VillageError("the time a call took is in the run's recording, not its log: give the "
                            "recording with --exemplars")
-    if r.log.exists() and sc.head_sha256 != verify(r.log).head_hex:
+    if r.log is not None and sc.head_sha256 != verify(r.log).head_hex:
         raise VillageError(f"the log runs under scenario {sc.name}'s configs but is not its "
                            f"recorded run: give the run's own recording with --exemplars")
     return sc.exemplars
@@ -161,45 +159,6 @@ def cost(recording: str | os.PathLike) -> tuple[CallTime, ...]:
 
 
 # --- felt strength over time -----------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Curve:
-    """One row's felt strength over ticks, in thousandths, from its birth to its end.
-
-    Between two events it is `laws.felt.felt_now` of the stored strength and the
-    last felt tick then in force; at a `refelt`, `recurred` or `absorbed` (the
-    anchor's new strength) it jumps, as two points at one tick, before and
-    after. It ends at the tick the row is forgotten or absorbed into another,
-    or at the run's last tick.
-    """
-
-    villager: int
-    id: int
-    kind: str
-    text: str
-    born: int
-    x: tuple[int, ...]
-    y: tuple[int, ...]           # thousandths: 1000 is a strength of 1
-    end: str | None              # "forgotten", "absorbed", or None: living at the last tick
-    end_tick: int
-    into: int | None             # the anchor an absorbed row went into
-    jumps: int                   # times re-felt, recurring or strengthened as an anchor
-    felt: int                    # the area under the curve, in thousandth-ticks: the ranking's key
-
-    @property
-    def peak(self) -> int:
-        return max(self.y)
-
-
-@dataclass(frozen=True)
-class Strengths:
-    """A villager's strongest rows: the curves with the largest area under felt-now."""
-
-    villager: int
-    name: str
-    rows: int                    # rows of this villager with a felt state in the run
-    curves: tuple[Curve, ...]    # strongest first
 
 
 def _segments(journal: rf.Journal) -> dict[int, list[tuple[int, int, int]]]:
@@ -265,16 +224,16 @@ def strengths(r: Run, *, top: int = TOP, who: str | None = None) -> tuple[Streng
 
     A run with no felt memory is refused with the one sentence saying why.
     """
-    why = rf.why_not_felt(r.scenario, read_header(r.log).config_digest)
+    digest = read_header(r.log).config_digest if r.log is not None else ""
+    why = rf.why_not_felt(r.scenario, digest)
     if why is not None:
         raise VillageError(f"no felt strength to plot: {why}")
     sc = r.scenario
     vid = rf.villager(sc, who)[0] if who is not None else None
     if not 1 <= top <= 100:
         raise VillageError(f"--top is how many rows a villager shows, 1 to 100, not {top}")
-    mem = engine.MemoryProjection(sc.rules)
-    journal = rf.journal_of(sc, mem)
-    done = engine.fold(r.log, [mem, journal])
+    journal = rf.journal_of(sc)
+    mem = _folded(r, [journal], sc.rules)
     names = {p.id: p.name for p in sc.world.people}
-    return curves(journal, {m.id: m.text for m in mem.rows}, names, done.last_tick or 0,
+    return curves(journal, {m.id: m.text for m in mem.rows}, names, mem.last_tick or 0,
                   top=top, who=vid)

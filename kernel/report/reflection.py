@@ -1,48 +1,25 @@
 """A scenario's reflections, replayed from its recording and laid out as data.
 
-Each function replays (no model), then returns the values a reader looks
-at. The refusal demonstration breaks an accepted statement three ways and
-asks the seam (kernel.laws.cite) about each; the chain replays the
-multi-day recording under a depth cap and counts, per step, the world rows
-and thoughts in the window, the retrieval and the citations.
+Each function replays the scenario once (kernel.engine.replay, no model),
+then returns the values a reader looks at (their shapes are
+kernel.report.views'). The refusal demonstration breaks an accepted
+statement three ways and asks the seam (kernel.laws.cite) about each; the
+chain replays the multi-day recording under a depth cap and counts, per
+step, the world rows and thoughts in the window, the retrieval and the
+citations. It must not write anything but the replay's temporary log.
 """
 
 from __future__ import annotations
 
-import tempfile
-from dataclasses import dataclass
-from pathlib import Path
-
-from kernel import config, engine, laws
+from kernel import config, laws
+from kernel.engine.replay import replay
 from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
-from kernel.mind.night import NightSettings
-from kernel.mind.reflect import Reflection, Round, Statement
-from kernel.mind.settings import Settings
-from kernel.oracle import entry, exemplar, make, minilm
-from kernel.seam import TemplateFile, shipped_templates, template_file
+from kernel.mind.reflect import Reflection, Round
+from kernel.oracle import entry, exemplar, minilm
+from kernel.report.views import Case, Chain, ChainStep, Refusals, SettingsView
+from kernel.seam import shipped_templates, template_file
 from kernel.seam.plan import NIGHT
-
-
-@dataclass(frozen=True)
-class Replayed:
-    """A replay: the run's report, the replay oracle (stopped or not), and, if asked, every row."""
-
-    report: engine.RunReport
-    oracle: object
-    rows: tuple[laws.Memory, ...]
-
-
-def replay(sc: Scenario, settings: Settings | None = None, *, memory: bool = False) -> Replayed:
-    """Replay `sc` from its recording into a temporary log; with `memory`, fold its rows too."""
-    if sc.exemplars is None:
-        raise VillageError(f"scenario {sc.name} has no recording to replay")
-    oracle = make("replay", replay_from=sc.exemplars)
-    mem = engine.MemoryProjection(sc.rules)
-    with tempfile.TemporaryDirectory(prefix="village-report-") as d:
-        report = engine.run(sc, oracle, Path(d) / "run.log", settings=settings, keep_going=True,
-                            projections=[mem] if memory else ())
-    return Replayed(report, oracle, tuple(mem.rows) if memory else ())
 
 
 def pick(rnd: Round, who: str | None) -> Reflection:
@@ -60,20 +37,6 @@ def recorded_call(sc: Scenario, purpose: str, seed: int, index: int = 0) -> dict
     got = [c for c in doc["calls"] if c["kind"] == "generate" and c["purpose"] == purpose
            and c["options"]["seed"] == seed]
     return got[index] if index < len(got) else None
-
-
-@dataclass(frozen=True)
-class SettingsView:
-    """What a scenario's reflections and nights run under, with each model's pin and each template."""
-
-    settings: Settings
-    backend: str
-    digest: str                              # the generation model's pin
-    templates: tuple[TemplateFile, ...]      # the questions and statement templates, then the night's
-    home: str
-    embed_digest: str = ""                   # the embedding model's pin
-    valences: bool = False                   # the importance table has valences: rows are felt
-    night: NightSettings | None = None       # None: the thought settings have no night block
 
 
 def settings_view(sc: Scenario) -> SettingsView:
@@ -102,31 +65,9 @@ def _pins(sc: Scenario) -> tuple[str, str]:
     return gguf, model.sha256
 
 
-@dataclass(frozen=True)
-class Case:
-    what: str
-    cites: tuple[int, ...]
-    now: int
-    verdict: laws.Verdict
-
-
-@dataclass(frozen=True)
-class Refusals:
-    """An accepted statement, and the seam's verdict on three broken copies of it."""
-
-    reflection: Reflection
-    statement: Statement
-    rows_before: int
-    cases: tuple[Case, ...]
-
-    @property
-    def accepted(self) -> int:
-        return sum(1 for c in self.cases if c.verdict.ok)
-
-
 def refusals(sc: Scenario, who: str | None) -> Refusals:
     """Break the accepted statement with the most citations three ways; the seam on each."""
-    rp = replay(sc, memory=True)
+    rp = replay(sc)
     accepted = [(r, s) for rnd in rp.report.rounds for r in rnd.reflections
                 if who is None or r.name.lower() == who.lower()
                 for s in r.statements if s.row is not None]
@@ -135,7 +76,7 @@ def refusals(sc: Scenario, who: str | None) -> Refusals:
         raise VillageError(f"no accepted statement{' of ' + who if who else ''} in {sc.name} to break")
     r, s = best
     # The streams as they stood when the round began: its own thoughts are not in them.
-    before = [m for m in rp.rows if m.tick < r.now or (m.tick == r.now and m.kind != "thought")]
+    before = [m for m in rp.memory.rows if m.tick < r.now or (m.tick == r.now and m.kind != "thought")]
     stream = tuple(m for m in before if m.villager == r.villager)
     others = [m for m in before if m.villager != r.villager]
     nobody = max(m.id for m in stream + tuple(others)) + 900
@@ -155,38 +96,9 @@ def refusals(sc: Scenario, who: str | None) -> Refusals:
     return Refusals(r, s, len(stream), cases)
 
 
-@dataclass(frozen=True)
-class ChainStep:
-    step: int
-    tick: int
-    window_world: int
-    window_thoughts: int
-    refused: str | None                   # refused before the seam, for a questions call
-    ranked_world: int | None = None
-    ranked_thoughts: int | None = None
-    cited_world: int | None = None
-    cited_thoughts: int | None = None
-    verdict: laws.Verdict | None = None
-    statement_refused: str | None = None
-
-
-@dataclass(frozen=True)
-class Chain:
-    recorded_cap: int
-    cap: int
-    steps: tuple[ChainStep, ...]
-    rounds: int
-    thoughts: int
-    refused_depth: int
-    stopped_at: int | None                 # the tick the replay stopped at, if it did
-    stopped: str | None
-    left: int                              # recorded calls never replayed
-    deepest: int
-
-
 def chain(sc: Scenario, cap: int) -> Chain:
     """Replay the recording under `cap`: each step's window, retrieval, citations and verdict."""
-    rp = replay(sc, sc.settings.with_cap(cap))
+    rp = replay(sc, settings=sc.settings.with_cap(cap))
     steps: list[ChainStep] = []
     refused_depth = 0
     for n, rnd in enumerate(rp.report.rounds, start=1):

@@ -4,7 +4,9 @@ The index is a cache of the log and nothing more: it is written whole to a
 temporary file beside the target and renamed over it, so a reader sees
 the old index or the new one and never half of one. `meta` records the
 log's head hash and the importance table's digest, which is how `ensure`
-knows an index is stale.
+knows an index is stale. The same index is a projection a run folds as it
+goes (`RunIndex`); `run_index` makes it for a run of a scenario, from what
+the scenario resolved, so no caller assembles it from engine parts.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from kernel import events as ev
-from kernel.engine.felt import FeltProjection
+from kernel.engine.felt import FeltProjection, felt_of
 from kernel.engine.projection import Columns, MemoryProjection, fold
 from kernel.errors import StoreError
 from kernel.laws.felt import Valences
@@ -32,6 +34,9 @@ from kernel.laws.importance import Importance
 from kernel.laws.memory import Memory
 from kernel.log import encode, verify
 from kernel.store.paths import check_index_path
+
+if typing.TYPE_CHECKING:
+    from kernel.engine.scenario import Scenario
 
 INDEX_FORMAT = 2
 """Bumped when the tables' shape changes, so an old index reads as stale."""
@@ -371,6 +376,17 @@ class RunIndex:
         return IndexResult(db_path=db, head_hex=head_hex, memory_rows=len(rows),
                            events=len(idx.tick), ticks=ticks, villagers=len(idx.names),
                            bytes=db.stat().st_size)
+
+
+def run_index(sc: Scenario, out: str | os.PathLike) -> RunIndex:
+    """The index projection a run of scenario `sc` into `out` folds beside its own, for
+    `out`'s index (refused first where that index may not be written): the scenario's
+    importance table and its digest, and its valences and day for the felt view."""
+    check_index_path(out, None)
+    felt = felt_of(sc)
+    return RunIndex(sc.rules, rules_digest=sc.rules_digest,
+                    valences=felt.valences if felt is not None else None,
+                    ticks_per_day=sc.world.ticks_per_day)
 
 
 def _meta(db: Path) -> dict[str, str] | None:

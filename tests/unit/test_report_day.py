@@ -58,8 +58,8 @@ def test_every_villager_has_one_trail_and_one_timeline(three):
 
 
 def test_the_retrieval_tables_are_the_ones_the_reflect_mode_shows(three):
-    from kernel import report
-    rp = report.replay(engine.load_scenario("day-of-three"))
+    from kernel.engine.replay import replay
+    rp = replay(engine.load_scenario("day-of-three"))
     shown = [(x.memory.id, x.score) for rnd in rp.report.rounds for r in rnd.reflections
              for s in r.statements for x in s.ranked]
     assert [(x.id, x.score) for s in three.retrievals for x in s.rows] == shown
@@ -117,7 +117,7 @@ def week(week_log):
 
 def test_the_felt_sections_nights_add_up_to_what_the_night_mode_counts(week):
     from kernel.report import felt as rf
-    c = rf.counts(rf.replay(engine.load_scenario("week-of-three")))
+    c = rf.counts(rf.felt_run(engine.load_scenario("week-of-three")))
     n = week.felt.nights
     assert week.felt.note is None and week.felt.nights_note is None
     assert sum(x.forgotten for x in n) == c["forgotten"] > 0
@@ -153,3 +153,76 @@ def test_a_run_without_felt_memory_says_why_its_felt_section_is_empty(tmp_path):
     page = render(d)
     assert "There is no felt strength to show: nobody reflects" in page
     assert '<path class="strength"' not in page
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """How many engines a call makes (one a run) and how many logs it folds from disk."""
+    from kernel.engine import projection
+    from kernel.engine.run import Engine
+
+    n = {"runs": 0, "folds": 0}
+    made, reads = Engine.__init__, projection.read_ticks
+
+    def engine(self, *a, **kw):
+        n["runs"] += 1
+        made(self, *a, **kw)
+
+    def read_ticks(*a, **kw):
+        n["folds"] += 1
+        return reads(*a, **kw)
+
+    monkeypatch.setattr(Engine, "__init__", engine)
+    monkeypatch.setattr(projection, "read_ticks", read_ticks)
+    return n
+
+
+def _views():
+    from kernel.cli.run_cmd import replay_one
+
+    from kernel import report
+    from kernel.report import felt as rf
+    from kernel.report import plots
+
+    sc = engine.load_scenario("day-of-three")
+    scenario = plots.Run(None, sc)
+    return {
+        "the day's report": lambda tmp: day(sc),
+        "the felt and night modes": lambda tmp: rf.felt_run(sc, until=1500),
+        "the refuse mode": lambda tmp: report.refusals(sc, None),
+        "the chain mode": lambda tmp: report.chain(sc, 1),
+        "the rows plot": lambda tmp: plots.rows(scenario),
+        "the strengths plot": lambda tmp: plots.strengths(scenario),
+        "the refusals plot": lambda tmp: plots.refusals(scenario),
+        "village replay": lambda tmp: replay_one("day-of-three", tmp, echo=lambda *a: None),
+    }
+
+
+@pytest.mark.parametrize("view", list(_views()))
+def test_a_view_replays_a_scenario_once_and_folds_its_projections_while_it_runs(view, counted,
+                                                                                 tmp_path):
+    _views()[view](tmp_path)
+    assert counted == {"runs": 1, "folds": 0}
+
+
+def test_a_logs_report_replays_its_recorded_run_once_and_never_folds_the_log(three_log,
+                                                                             counted):
+    d = day(three_log)
+    assert counted == {"runs": 1, "folds": 0}
+    assert d.retrieval_note is None and d.map.food
+
+
+def test_a_log_no_scenario_runs_under_is_folded_once_and_never_replayed(tmp_path, counted):
+    from kernel.log import LogWriter, read_ticks
+    world = tmp_path / "world.log"
+    engine.run(engine.of_world("world", ticks=30), None, world)
+    # the same frames under a config digest no scenario of the home has
+    odd = tmp_path / "odd.log"
+    w = LogWriter.create(odd, config_digest="0" * 64, seed=1, ticks_per_day=2000)
+    for t in read_ticks(world):
+        w.append(t.tick, t.events)
+    w.close()
+    counted.update(runs=0, folds=0)
+    d = day(odd)
+    assert counted == {"runs": 0, "folds": 1}
+    assert "no scenario of this home" in d.retrieval_note and len(d.header.people) == 3

@@ -122,3 +122,17 @@ def test_an_index_under_other_importance_rules_folds_its_own_rows_rather_than_th
     other = RunIndex(dataclasses.replace(rules, first_bonus=rules.first_bonus + 1))
     other.follow_engine(runs, None)
     assert other.memory is not runs and other.memory in other.parts
+
+
+def test_the_index_a_run_folds_is_the_stores_with_its_scenarios_rules_valences_and_day(tmp_path):
+    from kernel.engine.felt import felt_of
+
+    week = engine.load_scenario("week-of-three")
+    idx = store.run_index(week, tmp_path / "week.log")
+    assert idx.memory.rules == week.rules and idx.rules_digest == week.rules_digest
+    assert idx.felt.valences == felt_of(week).valences
+    assert idx.felt.ticks_per_day == week.world.ticks_per_day
+    from kernel.testing import variant
+    bare = engine.load_scenario(variant("village-day", tmp_path / "bare",
+                                        importance=lambda doc: doc.pop("valence")))
+    assert store.run_index(bare, tmp_path / "day.log").felt is None

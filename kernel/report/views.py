@@ -1,0 +1,406 @@
+"""The values the report's views return: what a reader looks at, as frozen data.
+
+The reflect modes' settings, refusals and chain; felt memory's changes,
+replayed run and nights; the plots' series and felt-strength curves; and a
+day of a run for the HTML page, down to each timeline lane, citation tree
+and retrieval table. kernel.report's modules compute these and the CLI and
+the templates render them; this module holds only their shapes, with the
+few sums a renderer asks of them. It must not compute a view, read a log
+or a file, or import a module of kernel.report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kernel.engine.run import RunReport
+    from kernel.engine.scenario import Scenario
+    from kernel.laws.memory import Memory
+    from kernel.laws.reflection import Verdict
+    from kernel.mind.felt import FeltState
+    from kernel.mind.night import Night
+    from kernel.mind.reflect import Reflection, Statement
+    from kernel.mind.settings import NightSettings, Settings
+    from kernel.seam import TemplateFile
+
+
+# --- the reflect modes (kernel.report.reflection) --------------------------------------
+
+
+@dataclass(frozen=True)
+class SettingsView:
+    """What a scenario's reflections and nights run under: the thought settings, the backend,
+    each model's pin, each template, and the home the files were read from."""
+
+    settings: Settings
+    backend: str
+    digest: str                              # the generation model's pin
+    templates: tuple[TemplateFile, ...]      # the questions and statement templates, then the night's
+    home: str
+    embed_digest: str = ""                   # the embedding model's pin
+    valences: bool = False                   # the importance table has valences: rows are felt
+    night: NightSettings | None = None       # None: the thought settings have no night block
+
+
+@dataclass(frozen=True)
+class Case:
+    """One broken copy of a statement, as it is put to the seam, and the seam's verdict."""
+
+    what: str
+    cites: tuple[int, ...]
+    now: int
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
+class Refusals:
+    """An accepted statement, and the seam's verdict on three broken copies of it."""
+
+    reflection: Reflection
+    statement: Statement
+    rows_before: int
+    cases: tuple[Case, ...]
+
+    @property
+    def accepted(self) -> int:
+        return sum(1 for c in self.cases if c.verdict.ok)
+
+
+@dataclass(frozen=True)
+class ChainStep:
+    """One question of one round of a chain: its window, retrieval, citations and verdict."""
+
+    step: int
+    tick: int
+    window_world: int
+    window_thoughts: int
+    refused: str | None                   # refused before the seam, for a questions call
+    ranked_world: int | None = None
+    ranked_thoughts: int | None = None
+    cited_world: int | None = None
+    cited_thoughts: int | None = None
+    verdict: Verdict | None = None
+    statement_refused: str | None = None
+
+
+@dataclass(frozen=True)
+class Chain:
+    """A recording replayed under a depth cap: each step, and where (and why) it stopped."""
+
+    recorded_cap: int
+    cap: int
+    steps: tuple[ChainStep, ...]
+    rounds: int
+    thoughts: int
+    refused_depth: int
+    stopped_at: int | None                 # the tick the replay stopped at, if it did
+    stopped: str | None
+    left: int                              # recorded calls never replayed
+    deepest: int
+
+
+# --- felt memory and the nights (kernel.report.felt) -----------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One felt event about one row: the strength before it and after it."""
+
+    tick: int
+    kind: str               # refelt, recurred, absorbed (an anchor), absorbed-into, forgotten
+    villager: int
+    id: int
+    before: int
+    after: int
+    by: int | None = None   # the thought that re-felt it, or the anchor it went into
+
+
+@dataclass(frozen=True)
+class FeltRun:
+    """A replayed run with its felt fold up to tick `at`: the report, every row, each row's
+    felt state and what it is felt at then, and the journal of changes."""
+
+    scenario: Scenario
+    report: RunReport
+    rows: dict[int, Memory]
+    felt: dict[int, FeltState]
+    changes: tuple[Change, ...]
+    felt_now: dict[int, int]
+    at: int
+    names: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NightView:
+    """One night of one scenario: the night's own record and the day's felt changes."""
+
+    day: int
+    night: Night
+    changes: tuple[Change, ...]
+
+
+# --- the plots' series (kernel.report.plots) -------------------------------------------
+
+
+@dataclass(frozen=True)
+class Series:
+    label: str
+    x: tuple[int, ...]
+    y: tuple[float, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CallTime:
+    n: int
+    kind: str
+    purpose: str
+    model: str
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Curve:
+    """One row's felt strength over ticks, in thousandths, from its birth to its end.
+
+    Between two events it is `laws.felt.felt_now` of the stored strength and the
+    last felt tick then in force; at a `refelt`, `recurred` or `absorbed` (the
+    anchor's new strength) it jumps, as two points at one tick, before and
+    after. It ends at the tick the row is forgotten or absorbed into another,
+    or at the run's last tick.
+    """
+
+    villager: int
+    id: int
+    kind: str
+    text: str
+    born: int
+    x: tuple[int, ...]
+    y: tuple[int, ...]           # thousandths: 1000 is a strength of 1
+    end: str | None              # "forgotten", "absorbed", or None: living at the last tick
+    end_tick: int
+    into: int | None             # the anchor an absorbed row went into
+    jumps: int                   # times re-felt, recurring or strengthened as an anchor
+    felt: int                    # the area under the curve, in thousandth-ticks: the ranking's key
+
+    @property
+    def peak(self) -> int:
+        return max(self.y)
+
+
+@dataclass(frozen=True)
+class Strengths:
+    """A villager's strongest rows: the curves with the largest area under felt-now."""
+
+    villager: int
+    name: str
+    rows: int                    # rows of this villager with a felt state in the run
+    curves: tuple[Curve, ...]    # strongest first
+
+
+# --- a day of a run, for the HTML report (kernel.report.day) ---------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    id: int
+    name: str
+    founded: int | None          # the tick of its `founded` event; None: not founded in the run
+
+
+@dataclass(frozen=True, slots=True)
+class Answerer:
+    model: str
+    digest: str
+    answers: int                 # answered events in the log by this model at this digest
+
+
+@dataclass(frozen=True)
+class Header:
+    title: str
+    scenario: str | None
+    log: str
+    config_digest: str
+    head_hex: str
+    ticks: int
+    first_tick: int | None
+    last_tick: int | None
+    ticks_per_day: int | None
+    events: int
+    people: tuple[Person, ...]
+    answerers: tuple[Answerer, ...]
+    fork: dict | None            # the header's fork record, when the run is a fork
+    stopped: str | None          # the replay of a scenario stopped here, and why
+
+
+@dataclass(frozen=True, slots=True)
+class Trail:
+    villager: int
+    name: str
+    points: tuple[tuple[int, int, int], ...]   # (tick, x, y): where it was from that tick on
+
+
+@dataclass(frozen=True)
+class Map:
+    width: int | None
+    height: int | None
+    food_max_grams: float | None
+    food: tuple[tuple[int, tuple[int, ...]], ...]   # (tick, whole grams per cell, row-major)
+    trails: tuple[Trail, ...]
+    note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Lane:
+    key: str
+    label: str
+    total: int
+    bins: tuple[tuple[int, int], ...]          # (bin index, count), only bins with a count
+
+
+@dataclass(frozen=True)
+class Timeline:
+    villager: int
+    name: str
+    bin_ticks: int
+    lanes: tuple[Lane, ...]
+
+
+@dataclass(frozen=True)
+class Node:
+    """A cited row in a citation tree; a thought's node holds the rows it cites in turn."""
+
+    id: int
+    tick: int | None
+    kind: str
+    text: str
+    weight: int | None
+    children: tuple[Node, ...] = ()
+    cut: bool = False            # a thought whose citations lie below the tree's depth
+
+
+@dataclass(frozen=True)
+class ThoughtView:
+    id: int
+    villager: int
+    name: str
+    tick: int
+    text: str
+    weight: int
+    depth: int
+    about: tuple[str, ...]
+    cites: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RefusalView:
+    tick: int
+    villager: int
+    name: str
+    purpose: str
+    index: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RankedRow:
+    rank: int
+    id: int
+    tick: int
+    kind: str
+    text: str
+    weight: int
+    recency: float
+    importance: float
+    relevance: float
+    score: float
+    cited: bool
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    tick: int
+    villager: int
+    name: str
+    index: int
+    question: str
+    statement: str | None
+    outcome: str                 # "accepted at depth 1", "refused by cites: ...", ...
+    accepted: bool
+    rows: tuple[RankedRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    n: int
+    tick: int | None             # the round it belongs to
+    kind: str
+    purpose: str
+    model: str
+    took_s: float
+    tokens_in: int
+    tokens_out: int
+
+
+@dataclass(frozen=True)
+class RoundCost:
+    tick: int
+    calls: int
+    took_s: float
+    models: tuple[str, ...]      # the models in call order, each run of one model once
+    changes: int                 # times the resident model changed within the round
+
+
+@dataclass(frozen=True, slots=True)
+class NightRow:
+    """One villager's night: its plan call, the groups judged, and what the day did to its rows."""
+
+    tick: int
+    day: int
+    villager: int
+    name: str
+    plan: str                    # "asked", "refused whole" or "not asked"
+    reason: str                  # why a plan was refused whole or not asked
+    accepted: int                # groups accepted (each an `absorbed` event)
+    refused: int                 # groups refused, each with its reason as a refusal
+    absorbed: int                # rows absorbed into an anchor
+    forgotten: int
+    refelt: int                  # rows re-felt by a thought over the day this night ends
+    recurred: int                # thoughts recurring over that day
+
+
+@dataclass(frozen=True)
+class FeltView:
+    """Felt memory in the report: strength curves, and each night's tally; or why there are none."""
+
+    strengths: tuple[Strengths, ...] = ()
+    nights: tuple[NightRow, ...] = ()
+    note: str | None = None      # why the run has no felt strength to show
+    nights_note: str | None = None
+
+    @property
+    def curves(self) -> int:
+        return sum(len(v.curves) for v in self.strengths)
+
+
+@dataclass(frozen=True)
+class Day:
+    header: Header
+    map: Map
+    timelines: tuple[Timeline, ...]
+    thoughts: tuple[ThoughtView, ...]
+    refusals: tuple[tuple[str, tuple[RefusalView, ...]], ...]    # by check, in check order
+    retrievals: tuple[Retrieval, ...]
+    retrieval_note: str | None
+    calls: tuple[Call, ...]
+    rounds: tuple[RoundCost, ...]
+    cost_note: str | None
+    rows: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+    """Per villager, (tick, rows so far) at each tick its row count changed."""
+    weights: tuple[float, float, float] | None = None   # recency, importance, relevance
+    felt: FeltView = field(default_factory=FeltView)
+
+    @property
+    def refusal_count(self) -> int:
+        return sum(len(x) for _, x in self.refusals)
