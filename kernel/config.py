@@ -17,13 +17,12 @@ import hashlib
 import json
 import math
 import os
-import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kernel import jsonstrict
+from kernel import files, jsonstrict
 from kernel.errors import ConfigError
 
 # -- where a project's files are ----------------------------------------------
@@ -345,51 +344,7 @@ def loads(text: str | bytes, *, source: str = "the text", error: type[Exception]
 def read_bytes(path: str | os.PathLike, *, what: str = "config file",
                error: type[Exception] = ConfigError, max_bytes: int = MAX_BYTES) -> bytes:
     """The bytes of a regular file, refusing a folder, a FIFO or a device without blocking on it."""
-    p = Path(path)
-    if "\0" in str(p):
-        raise error(f"{str(p)!r} is not a path: it holds a NUL byte")
-    try:
-        # O_NONBLOCK: opening a FIFO with no writer must not wait for one.
-        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise error(f"no {what} at {p}") from None
-    except IsADirectoryError:
-        raise error(f"{p} is a folder, not a {what}") from None
-    except PermissionError:
-        raise error(f"cannot read the {what} {p}: permission denied") from None
-    except OSError as e:
-        raise error(f"cannot open the {what} {p}: {e.strerror or e}") from None
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise error(f"{p} is a folder, not a {what}")
-        if not stat.S_ISREG(st.st_mode):
-            raise error(f"{p} is not a regular file (it is {_kind(st.st_mode)}); a {what} is one")
-        if st.st_size > max_bytes:
-            raise error(f"{p} is {st.st_size:,} bytes; a {what} is at most {max_bytes:,}")
-        chunks = []
-        total = 0
-        while True:
-            b = os.read(fd, 1 << 20)
-            if not b:
-                break
-            total += len(b)
-            if total > max_bytes:
-                raise error(f"{p} holds more than {max_bytes:,} bytes; a {what} is at most that")
-            chunks.append(b)
-        return b"".join(chunks)
-    except OSError as e:
-        raise error(f"cannot read the {what} {p}: {e.strerror or e}") from None
-    finally:
-        os.close(fd)
-
-
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return "not a file"
+    return files.read_regular(Path(path), files.Words(what, error), max_bytes=max_bytes)
 
 
 def read_json(path: str | os.PathLike, *, what: str = "config file",

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernel import config
+from kernel import config, files
 from kernel.errors import ConfigError
 
 SCENARIO = "village-day"
@@ -44,9 +44,7 @@ class Made:
 
 def _write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    files.write_atomic(path, data)
 
 
 def init(folder: str | os.PathLike) -> Made:

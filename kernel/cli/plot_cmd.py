@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from kernel import files
 from kernel.cli import CONTEXT
 from kernel.errors import VillageError
 
@@ -173,11 +174,7 @@ def plot_cmd(run: str, what: str, out: str, exemplars: str | None, who: str | No
     """
     from kernel.report import plots
 
-    path = Path(out)
-    if "\0" in out:
-        raise VillageError(f"{out!r} is not a path: it holds a NUL byte")
-    if not path.parent.is_dir():
-        raise VillageError(f"cannot write {path}: the folder {path.parent} does not exist")
+    path = files.check_output(out, files.Words("figure"))
     title = Path(run).name
     if what == "cost" and exemplars is not None:
         calls = plots.cost(plots.recording_of(None, exemplars))

@@ -184,7 +184,7 @@ def write_digest(sc: Scenario, head_hex: str, recorded_with: dict | None = None)
     if recorded_with is not None:
         v["recorded_with"] = recorded_with
     config.validate("scenario", v, source=str(sc.folder / "scenario.json"))
-    p = sc.folder / "scenario.json"
-    tmp = p.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(v, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, p)
+    from kernel import files
+
+    files.write_atomic(sc.folder / "scenario.json",
+                       (json.dumps(v, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
