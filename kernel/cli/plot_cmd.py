@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from kernel import files
+from kernel.calendar import Calendar
 from kernel.cli import CONTEXT
 from kernel.errors import VillageError
 
@@ -70,7 +71,7 @@ def draw_strengths(villagers, title: str, out: Path, ticks_per_day: int) -> None
                         marker="x" if c.end == "forgotten" else "o", markersize=7,
                         markerfacecolor="none")
     last = max((c.x[-1] for _, c in shown), default=0)
-    for night in range(ticks_per_day - 1, last + 1, ticks_per_day):
+    for night in Calendar(ticks_per_day).nights_up_to(last):
         ax.axvline(night, color="0.55", linewidth=0.7, linestyle=":")
     ax.set_xlabel(f"tick (1 tick = 1 step of the world; dotted: a night, every {ticks_per_day} "
                   f"ticks)")

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from kernel import events as ev
 from kernel import files
+from kernel.calendar import Calendar
 from kernel.errors import LogCorrupt, LogError, LogLocked
 from kernel.log import encode
 from kernel.log.decode import events_of
@@ -443,6 +444,7 @@ class LogWriter:
         self.recovery = recovery
         self.commit_every = commit_every
         self.ticks_per_day = ticks_per_day
+        self._days = Calendar(ticks_per_day) if ticks_per_day else None   # 0: no commit at a night
         self._since_sync = 0
         self._size = recovery.at_offset   # bytes of whole frames: where the next one starts
         self._broken: str | None = None  # why appending stopped, once a write has failed
@@ -582,7 +584,7 @@ class LogWriter:
         self.last_tick = tick
         self._since_sync += 1
         if ((self.commit_every and self._since_sync >= self.commit_every)
-                or (self.ticks_per_day and (tick + 1) % self.ticks_per_day == 0)):
+                or (self._days is not None and self._days.is_last_tick_of_day(tick))):
             self.sync()
         return chain
 
