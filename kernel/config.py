@@ -17,16 +17,12 @@ import hashlib
 import json
 import math
 import os
-import re
-import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-import jsonschema.validators
-
+from kernel import files, jsonstrict
 from kernel.errors import ConfigError
 
 # -- where a project's files are ----------------------------------------------
@@ -197,13 +193,6 @@ class Config:
         return getattr(self.value, k)
 
 
-def _where(path) -> str:
-    out = "$"
-    for p in path:
-        out += f"[{p}]" if isinstance(p, int) else f".{p}"
-    return out
-
-
 _ENUMS: dict[str, dict[tuple[str, ...], tuple[str, ...]]] = {}
 
 
@@ -244,10 +233,10 @@ def validate(name: str, value: Any, *, source: str | None = None) -> None:
     where = source or name
     _shape(value, where)
     schema = schema_for(name)
-    v = _Strict(schema)
+    v = jsonstrict.Strict(schema)
     errs = sorted(v.iter_errors(value), key=lambda e: (_order(e.absolute_path), e.message))
     if errs:
-        shown = "; ".join(f"at {_where(e.absolute_path)}: {_short(e.message)}" for e in errs[:SHOWN])
+        shown = "; ".join(f"at {jsonstrict.where(e.absolute_path)}: {_short(e.message)}" for e in errs[:SHOWN])
         more = f"; and {len(errs) - SHOWN} more" if len(errs) > SHOWN else ""
         raise ConfigError(f"{where} does not match configs/schema/{name}.json "
                           f"({len(errs)} error{'s' if len(errs) > 1 else ''}): {shown}{more}")
@@ -285,7 +274,8 @@ def load(name_or_path: str | os.PathLike, *, schema: str | None = None) -> Confi
 # ValueError from int(). Here each of those is a refusal that names the
 # rule and the value, and a path that is not a regular file (a folder, a
 # FIFO that would block a read forever, a device) is refused before a
-# byte is read.
+# byte is read. The rules are kernel.jsonstrict's, the same reader a
+# model's answer goes through in kernel.seam.shaped; the words are ours.
 
 MAX_DEPTH = 64
 """The deepest a config or a recording may nest objects and arrays (the shipped ones use 5)."""
@@ -307,61 +297,33 @@ def _short(v: Any) -> str:
     return s if len(s) <= _DETAIL else s[:_DETAIL] + "..."
 
 
-class _Bad(Exception):
-    """A reason to refuse found while decoding (raised from the decoder's hooks)."""
+def _says(why: jsonstrict.Why, source: str) -> str:
+    """The line a config's reader says for a refusal of the strict reader."""
+    match why:
+        case jsonstrict.TooDeep(depth=d, bound=bound):
+            return f"{source} nests objects and arrays {d} deep; at most {bound} are read"
+        case jsonstrict.Empty():
+            return f"{source} is empty: a JSON value was expected"
+        case jsonstrict.Syntax(msg=msg, line=line, col=col):
+            return f"{source} is not JSON: {msg} at line {line} column {col}"
+        case jsonstrict.After(line=line, col=col):
+            return f"{source} is not JSON: more after the value at line {line} column {col}"
+        case jsonstrict.Unreadable(detail=detail):
+            return f"{source} cannot be read as JSON: {_short(detail)}"
+    return f"{source} is not strict JSON: {_rule(why)}"
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in out:
-            raise _Bad(f"the key {_short(k)!r} appears twice in one object; a key is given once")
-        out[k] = v
-    return out
-
-
-def _constant(name: str) -> Any:
-    raise _Bad(f"{name} is not a number JSON has; every number must be finite")
-
-
-def _float(s: str) -> float:
-    f = float(s)
-    if not math.isfinite(f):
-        raise _Bad(f"the number {_short(s)} is too large to be a finite number")
-    return f
-
-
-def _int(s: str) -> int:
-    digits = len(s.lstrip("-"))
-    if digits > MAX_DIGITS:
-        raise _Bad(f"an integer of {digits} digits ({s[:12]}...); at most {MAX_DIGITS} are read")
-    return int(s)
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant,
-                            parse_float=_float, parse_int=_int, strict=True)
-
-# A JSON string (with its escapes), and everything that is not a bracket.
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-
-
-def depth(text: str) -> int:
-    """How deep brackets nest in JSON text, outside strings; found without recursion."""
-    deepest = level = 0
-    for c in _NOT_BRACKET.sub("", _STRING.sub("", text)):
-        if c in "[{":
-            level += 1
-            if level > deepest:
-                deepest = level
-        elif level:
-            level -= 1
-    return deepest
-
-
-def _line_col(text: str, pos: int) -> tuple[int, int]:
-    line = text.count("\n", 0, pos) + 1
-    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+def _rule(why: jsonstrict.Why) -> str:
+    match why:
+        case jsonstrict.Twice(key=k):
+            return f"the key {_short(k)!r} appears twice in one object; a key is given once"
+        case jsonstrict.NotANumber(name=name):
+            return f"{name} is not a number JSON has; every number must be finite"
+        case jsonstrict.Infinite(literal=s):
+            return f"the number {_short(s)} is too large to be a finite number"
+        case jsonstrict.TooManyDigits(literal=s, digits=digits, bound=bound):
+            return f"an integer of {digits} digits ({s[:12]}...); at most {bound} are read"
+    raise AssertionError(f"no words for {why!r}")
 
 
 def loads(text: str | bytes, *, source: str = "the text", error: type[Exception] = ConfigError,
@@ -373,75 +335,16 @@ def loads(text: str | bytes, *, source: str = "the text", error: type[Exception]
         except UnicodeDecodeError as e:
             raise error(f"{source} is not UTF-8: byte 0x{text[e.start]:02x} at offset {e.start} "
                         f"does not decode") from None
-    d = depth(text)
-    if d > max_depth:
-        raise error(f"{source} nests objects and arrays {d} deep; at most {max_depth} are read")
-    start = len(text) - len(text.lstrip(" \t\n\r"))
-    if start == len(text):
-        raise error(f"{source} is empty: a JSON value was expected")
     try:
-        value, end = _DECODER.raw_decode(text, start)
-    except _Bad as e:
-        raise error(f"{source} is not strict JSON: {e}") from None
-    except json.JSONDecodeError as e:
-        raise error(f"{source} is not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-    except (ValueError, RecursionError) as e:   # belt and braces: the bounds above come first
-        raise error(f"{source} cannot be read as JSON: {_short(e)}") from None
-    rest = text[end:].lstrip(" \t\n\r")
-    if rest:
-        line, col = _line_col(text, len(text) - len(rest))
-        raise error(f"{source} is not JSON: more after the value at line {line} column {col}")
-    return value
+        return jsonstrict.decode(text, max_depth=max_depth, max_digits=MAX_DIGITS)
+    except jsonstrict.Unstrict as e:
+        raise error(_says(e.why, source)) from None
 
 
 def read_bytes(path: str | os.PathLike, *, what: str = "config file",
                error: type[Exception] = ConfigError, max_bytes: int = MAX_BYTES) -> bytes:
     """The bytes of a regular file, refusing a folder, a FIFO or a device without blocking on it."""
-    p = Path(path)
-    if "\0" in str(p):
-        raise error(f"{str(p)!r} is not a path: it holds a NUL byte")
-    try:
-        # O_NONBLOCK: opening a FIFO with no writer must not wait for one.
-        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise error(f"no {what} at {p}") from None
-    except IsADirectoryError:
-        raise error(f"{p} is a folder, not a {what}") from None
-    except PermissionError:
-        raise error(f"cannot read the {what} {p}: permission denied") from None
-    except OSError as e:
-        raise error(f"cannot open the {what} {p}: {e.strerror or e}") from None
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise error(f"{p} is a folder, not a {what}")
-        if not stat.S_ISREG(st.st_mode):
-            raise error(f"{p} is not a regular file (it is {_kind(st.st_mode)}); a {what} is one")
-        if st.st_size > max_bytes:
-            raise error(f"{p} is {st.st_size:,} bytes; a {what} is at most {max_bytes:,}")
-        chunks = []
-        total = 0
-        while True:
-            b = os.read(fd, 1 << 20)
-            if not b:
-                break
-            total += len(b)
-            if total > max_bytes:
-                raise error(f"{p} holds more than {max_bytes:,} bytes; a {what} is at most that")
-            chunks.append(b)
-        return b"".join(chunks)
-    except OSError as e:
-        raise error(f"cannot read the {what} {p}: {e.strerror or e}") from None
-    finally:
-        os.close(fd)
-
-
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return "not a file"
+    return files.read_regular(Path(path), files.Words(what, error), max_bytes=max_bytes)
 
 
 def read_json(path: str | os.PathLike, *, what: str = "config file",
@@ -449,16 +352,6 @@ def read_json(path: str | os.PathLike, *, what: str = "config file",
     """One strict JSON value from the regular file at `path` (see `read_bytes` and `loads`)."""
     return loads(read_bytes(path, what=what, error=error, max_bytes=max_bytes),
                  source=str(path), error=error)
-
-
-def _is_int(_checker: Any, v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-_Strict = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator,
-    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_int),
-)
 
 
 def _shape(value: Any, source: str) -> None:

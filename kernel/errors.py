@@ -20,7 +20,9 @@ here. The kinds, by what went wrong:
         WorldError          the world asked to break its rules
         ForkError           a fork that cannot be made as asked
         IndexPathError      an index path that would replace a log or cannot hold an index
+        CalendarError       a calendar asked about a tick before tick 0, or with days of no ticks
       ConfigError           a config file missing, not JSON, or not its schema
+      Unstrict              a JSON text the strict reader refuses (its `why`: the rule, the value)
       LogError              a log that cannot be opened, read or written as asked
         LogCorrupt          damage that is not a torn tail (its frame and offset)
         LogLocked           another writer holds the log
@@ -138,3 +140,16 @@ class QueryError(VillageError):
 
 class ClusterError(VillageError):
     """Ray is missing, cannot be reached, or a pool or sweep cannot be used as asked."""
+
+
+class CalendarError(UsageError, ValueError):
+    """A calendar asked about a tick before tick 0, or made with days of no ticks."""
+
+
+class Unstrict(VillageError):
+    """A JSON text refused by the strict reader; `why` (a jsonstrict.Why) says which rule and
+    the value."""
+
+    def __init__(self, why):
+        super().__init__(f"not strict JSON: {why}")
+        self.why = why

@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernel import config
+from kernel import config, files
 from kernel.errors import ConfigError
 
 SCENARIOS = ("village-day", "day-of-three")
@@ -50,9 +50,7 @@ class Made:
 
 def _write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    files.write_atomic(path, data)
 
 
 def _sources(src: Path) -> list[tuple[Path, Path]]:

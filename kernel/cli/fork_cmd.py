@@ -42,7 +42,7 @@ def _save_as(name: str, p, report, recording: Path | None, label: dict | None,
                          f"{' and the world config beside this file' if world else ''}."),
          "ticks": p.ticks, "head_sha256": report.head_hex, "parent": p.parent.name,
          "fork_at": p.at}
-    v["days"] = max(1, -(-p.ticks // p.parent.world.ticks_per_day))
+    v["days"] = max(1, p.parent.world.calendar.days_in(p.ticks))
     files = dict(p.parent.files)
     # The parent's own files (those beside its scenario.json) go beside the fork's too.
     own = {k for k, f in files.items() if p.parent.folder is not None

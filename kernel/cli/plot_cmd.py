@@ -11,6 +11,8 @@ from pathlib import Path
 
 import click
 
+from kernel import files
+from kernel.calendar import Calendar
 from kernel.cli import CONTEXT
 from kernel.errors import VillageError
 
@@ -69,7 +71,7 @@ def draw_strengths(villagers, title: str, out: Path, ticks_per_day: int) -> None
                         marker="x" if c.end == "forgotten" else "o", markersize=7,
                         markerfacecolor="none")
     last = max((c.x[-1] for _, c in shown), default=0)
-    for night in range(ticks_per_day - 1, last + 1, ticks_per_day):
+    for night in Calendar(ticks_per_day).nights_up_to(last):
         ax.axvline(night, color="0.55", linewidth=0.7, linestyle=":")
     ax.set_xlabel(f"tick (1 tick = 1 step of the world; dotted: a night, every {ticks_per_day} "
                   f"ticks)")
@@ -173,11 +175,7 @@ def plot_cmd(run: str, what: str, out: str, exemplars: str | None, who: str | No
     """
     from kernel.report import plots
 
-    path = Path(out)
-    if "\0" in out:
-        raise VillageError(f"{out!r} is not a path: it holds a NUL byte")
-    if not path.parent.is_dir():
-        raise VillageError(f"cannot write {path}: the folder {path.parent} does not exist")
+    path = files.check_output(out, files.Words("figure"))
     title = Path(run).name
     if what == "cost" and exemplars is not None:
         calls = plots.cost(plots.recording_of(None, exemplars))

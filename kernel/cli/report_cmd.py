@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 
+from kernel import files
 from kernel.cli import CONTEXT
 from kernel.errors import VillageError
 
 
 def _write(path: Path, text: str) -> None:
-    if "\0" in str(path):
-        raise VillageError(f"{str(path)!r} is not a path: it holds a NUL byte")
-    if path.is_dir():
-        raise VillageError(f"{path} is a folder: the report is written to a file")
-    if not path.parent.is_dir():
-        raise VillageError(f"cannot write {path}: the folder {path.parent} does not exist")
-    tmp = path.with_name(path.name + ".tmp")
+    files.check_output(path, files.Words("report"))
     try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        files.write_atomic(path, text.encode("utf-8"))
     except OSError as e:
         raise VillageError(f"cannot write {path}: {e.strerror or e}") from None
 

@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import difflib
 import os
-import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from kernel import events as ev
+from kernel import files
 from kernel.errors import LogCorrupt, LogError, VillageError
 from kernel.log.frame import CHAIN, FORMAT, HEAD, scan_raw
 from kernel.log.log import tick_prefix
@@ -145,30 +145,14 @@ class _Frame:
         return self.offset + HEAD.size + len(self.payload) + CHAIN
 
 
+_WORDS = files.Words("log", LogError, denied="cannot open {path} to read it: permission denied",
+                     failed="cannot open {path} to read it: {why}",
+                     irregular="{path} is not a regular file, and a log is one")
+
+
 def _open(path: str) -> BinaryIO:
     """The log file at `path`, open to read, or one LogError saying why not."""
-    if "\0" in path:
-        raise LogError(f"{path!r} is not a path: it holds a NUL byte")
-    try:
-        # Without blocking, so a FIFO with no writer is refused instead of waited on.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise LogError(f"no log at {path}") from None
-    except PermissionError:
-        raise LogError(f"cannot open {path} to read it: permission denied") from None
-    except OSError as e:
-        raise LogError(f"cannot open {path} to read it: {e.strerror or e}") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise LogError(f"{path} is a folder, not a log")
-        if not stat.S_ISREG(mode):
-            raise LogError(f"{path} is not a regular file, and a log is one")
-        os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
-    return open(fd, "rb")
+    return open(files.open_regular(path, _WORDS), "rb")
 
 
 class _Log:

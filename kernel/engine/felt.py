@@ -20,7 +20,7 @@ from kernel.engine import scenario as msc
 from kernel.engine.projection import MemoryProjection
 from kernel.errors import VillageError
 from kernel.laws import felt as lf
-from kernel.mind.felt import FELT, FeltBook, FeltRow
+from kernel.mind.felt import FeltBook, FeltRow
 
 
 class FeltProjection(FeltBook):
@@ -68,9 +68,7 @@ class FeltProjection(FeltBook):
                 else:
                     got.append(r)
             self._looked = n
-        for e in events:
-            if e.kind in FELT:
-                self.felt(tick, (e,))
+        self.felt(tick, events)
         self.last_tick = tick
 
 

@@ -165,7 +165,7 @@ class Engine:
     def nightly(self, tick: int) -> list[Due]:
         """Who has a night at `tick`: at a day's last tick, every villager who reflects and
         has been founded, where the thought settings have a night block."""
-        if self.night is None or (tick + 1) % self.scenario.world.ticks_per_day:
+        if self.night is None or not self.scenario.world.calendar.is_last_tick_of_day(tick):
             return []
         return [Due(p.id, p.name) for p in self._reflecting if p.founded <= tick]
 

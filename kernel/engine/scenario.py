@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kernel import config
+from kernel import config, files
 from kernel.errors import ConfigError, VillageError
 from kernel.laws import felt as lf
 from kernel.laws.importance import Importance
@@ -228,24 +228,8 @@ def write(folder: Path, value: dict) -> Path:
     a reader sees the old file or the new one, never half of one. The path written."""
     p = folder / "scenario.json"
     config.validate("scenario", value, source=str(p))
-    _write_atomic(p, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+    files.write_atomic(p, (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     return p
-
-
-def _write_atomic(p: Path, text: str) -> None:
-    # A temporary file in the same folder (so the rename is atomic), its bytes on disk before
-    # it replaces `p`, and the folder's entry on disk after.
-    tmp = p.with_suffix(".json.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, p)
-    fd = os.open(p.parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 # --- which scenario ran a log -------------------------------------------------------------

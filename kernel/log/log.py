@@ -16,11 +16,13 @@ import fcntl
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from kernel import events as ev
+from kernel import files
+from kernel.calendar import Calendar
 from kernel.errors import LogCorrupt, LogError, LogLocked
 from kernel.log import encode
 from kernel.log.decode import events_of
@@ -221,47 +223,20 @@ class _Walk:
             self.tail = stop.value
 
 
-def _file_kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return "not a regular file"
+# How a log names itself when it cannot be opened; kernel.files does the opening.
+_WORDS = files.Words("log", LogError, denied="cannot open {path} to {doing}: permission denied",
+                     failed="cannot open {path} to {doing}: {why}",
+                     irregular="{path} is {kind}, not a log: a log is a regular file",
+                     unread="cannot read {path}: {why}")
 
 
 def _open_fd(path: str | os.PathLike, flags: int, doing: str) -> int:
-    """A file descriptor on the regular file at `path`, or one LogError saying why not.
-
-    Opened with O_NONBLOCK, so a FIFO with no writer is refused at once
-    instead of blocking the open or the first read forever.
-    """
-    _a_path(path)
-    try:
-        fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise LogError(f"no log at {path}") from None
-    except IsADirectoryError:
-        raise LogError(f"{path} is a folder, not a log") from None
-    except PermissionError:
-        raise LogError(f"cannot open {path} to {doing}: permission denied") from None
-    except OSError as e:
-        raise LogError(f"cannot open {path} to {doing}: {e.strerror or e}") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise LogError(f"{path} is {_file_kind(st.st_mode)}, not a log: a log is a regular file")
-        # A regular file never blocks; drop the flag so every later read is an ordinary one.
-        os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
+    """A file descriptor on the regular file at `path`, or one LogError saying why not."""
+    return files.open_regular(path, replace(_WORDS, doing=doing), flags=flags)
 
 
 def _a_path(path: str | os.PathLike) -> None:
-    if "\0" in os.fspath(path):
-        raise LogError(f"{os.fspath(path)!r} is not a path: it holds a NUL byte")
+    files.a_path(path, _WORDS)
 
 
 def _open_read(path: str | os.PathLike):
@@ -449,14 +424,6 @@ class Recovery:
                 f"to byte {self.at_offset}")
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path.parent or ".", os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 class LogWriter:
     """The one writer of a log: appends a frame per tick, fsyncs at commit points.
 
@@ -477,6 +444,7 @@ class LogWriter:
         self.recovery = recovery
         self.commit_every = commit_every
         self.ticks_per_day = ticks_per_day
+        self._days = Calendar(ticks_per_day) if ticks_per_day else None   # 0: no commit at a night
         self._since_sync = 0
         self._size = recovery.at_offset   # bytes of whole frames: where the next one starts
         self._broken: str | None = None  # why appending stopped, once a write has failed
@@ -531,7 +499,7 @@ class LogWriter:
         try:
             _write_all(fd, MAGIC + data)
             os.fsync(fd)
-            _fsync_dir(path)
+            files.fsync(path.parent)
         except OSError as e:
             # Nothing of the run is in it yet: a failed creation leaves no file behind.
             os.close(fd)
@@ -616,7 +584,7 @@ class LogWriter:
         self.last_tick = tick
         self._since_sync += 1
         if ((self.commit_every and self._since_sync >= self.commit_every)
-                or (self.ticks_per_day and (tick + 1) % self.ticks_per_day == 0)):
+                or (self._days is not None and self._days.is_last_tick_of_day(tick))):
             self.sync()
         return chain
 

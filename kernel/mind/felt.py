@@ -31,9 +31,6 @@ from kernel.errors import VillageError
 from kernel.laws import felt as lf
 from kernel.laws.memory import Memory
 
-FELT = frozenset({"refelt", "recurred", "forgotten", "absorbed"})
-"""The event kinds that change a row's felt state."""
-
 
 class FeltRow:
     """One row's felt columns; mutable inside a book, copied out as `FeltState`."""
@@ -120,21 +117,27 @@ class FeltBook:
 
     def felt(self, tick: int, events: Iterable[ev.Event]) -> None:
         """Fold the felt events of a frame at `tick` (other kinds are passed over)."""
+        folds = _FOLDS
         for e in events:
-            k = e.kind
-            if k == "refelt" or k == "recurred":
-                r = self._row(e.id, e)
-                r.stored = e.stored
-                r.last_felt = tick
-                r.refelt += 1
-            elif k == "forgotten":
-                self._row(e.id, e).forgotten_at = tick
-            elif k == "absorbed":
-                self._row(e.anchor, e).stored = e.stored
-                for a in e.absorbed:
-                    r = self._row(a, e)
-                    r.absorbed_into = e.anchor
-                    r.absorbed_at = tick
+            fold = folds.get(type(e))
+            if fold is not None:
+                fold(self, tick, e)
+
+    def _refelt(self, tick: int, e: ev.Refelt | ev.Recurred) -> None:
+        r = self._row(e.id, e)
+        r.stored = e.stored
+        r.last_felt = tick
+        r.refelt += 1
+
+    def _forgotten(self, tick: int, e: ev.Forgotten) -> None:
+        self._row(e.id, e).forgotten_at = tick
+
+    def _absorbed(self, tick: int, e: ev.Absorbed) -> None:
+        self._row(e.anchor, e).stored = e.stored
+        for a in e.absorbed:
+            r = self._row(a, e)
+            r.absorbed_into = e.anchor
+            r.absorbed_at = tick
 
     def _row(self, i: int, e: ev.Event) -> FeltRow:
         r = self.rows.get(i)
@@ -157,7 +160,7 @@ class FeltBook:
         for m in seen:
             if m.villager in keep:
                 book.born(m)
-        book.felt(tick, (e for e in events if e.kind in FELT and e.villager in keep))
+        book.felt(tick, (e for e in events if type(e) in _FOLDS and e.villager in keep))
         return book
 
     # -- what the mind and the reports ask --------------------------------------
@@ -185,3 +188,11 @@ class FeltBook:
 
     def snapshot(self) -> dict[int, FeltState]:
         return {i: r.frozen() for i, r in self.rows.items()}
+
+
+# The fold of each event type that changes a row's felt state, keyed by type as perception's are.
+_FOLDS = {ev.Refelt: FeltBook._refelt, ev.Recurred: FeltBook._refelt,
+          ev.Forgotten: FeltBook._forgotten, ev.Absorbed: FeltBook._absorbed}
+
+FELT = frozenset(t.kind for t in _FOLDS)
+"""The event kinds that change a row's felt state."""

@@ -25,7 +25,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -33,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from kernel import config
+from kernel import config, files
 from kernel.errors import ConfigError, OracleError
 from kernel.oracle.base import Ask, Said, texts_sha256
 
@@ -160,28 +159,10 @@ def dumps(doc: Mapping[str, Any]) -> bytes:
 
 
 def write_atomic(path: str | os.PathLike, data: bytes) -> Path:
-    """Write `data` to `path` so a reader sees the old file or the new one, never half of one."""
+    """Write a recording so a reader sees the old file or the new one, making its folder if need be."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        # mkstemp makes the file private; a recording is meant to be read and committed.
-        os.fchmod(fd, 0o644)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    # The rename is durable only once the directory entry is.
-    dfd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)
-    return path
+    return files.write_atomic(path, data)
 
 
 def load(source: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:

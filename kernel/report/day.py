@@ -523,10 +523,10 @@ def _nights(sc: Scenario, journal: rf.Journal, g: _Gather,
     if night_of(sc) is None:
         return (), (f"{sc.name}'s thought settings have no night block, so no night fell: "
                     f"no plan was asked for and no row was absorbed or forgotten")
-    tpd = sc.world.ticks_per_day
+    days = sc.world.calendar
     by: Counter = Counter()
     for c in journal.changes:
-        night = c.tick + (-(c.tick + 1)) % tpd      # the night that ends the change's day
+        night = days.last_tick_of_day(c.tick)      # the night that ends the change's day
         by[(night, c.villager, c.kind)] += 1
     refused: dict[tuple[int, int], list[RefusalView]] = defaultdict(list)
     for views in g.refusals.values():
@@ -535,7 +535,7 @@ def _nights(sc: Scenario, journal: rf.Journal, g: _Gather,
                 refused[(r.tick, r.villager)].append(r)
     out = []
     people = [p for p in sc.world.people if p.name in sc.reflecting]
-    for night in range(tpd - 1, last + 1, tpd):
+    for night in days.nights_up_to(last):
         for p in people:
             if p.founded > night:
                 continue
@@ -547,7 +547,7 @@ def _nights(sc: Scenario, journal: rf.Journal, g: _Gather,
             else:
                 plan, reason = "not asked", f"fewer than {FEWEST_FELT} rows felt since the last night"
             k = (night, p.id)
-            out.append(NightRow(night, night // tpd + 1, p.id, p.name, plan, reason,
+            out.append(NightRow(night, days.day_number(night), p.id, p.name, plan, reason,
                                 by[(*k, "anchor")],
                                 sum(1 for r in refused[k] if r.index > 0),
                                 by[(*k, "absorbed")], by[(*k, "forgotten")], by[(*k, "refelt")],

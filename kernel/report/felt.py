@@ -140,14 +140,14 @@ def villager(sc: Scenario, who: str | None) -> tuple[int, str]:
 
 def nights(run: FeltRun, who: str | None = None, day: int | None = None) -> list[NightView]:
     """Each night of the run (day numbers from 1), for `who` only when given."""
-    tpd = run.scenario.world.ticks_per_day
+    days = run.scenario.world.calendar
     vid = villager(run.scenario, who)[0] if who is not None else None
     out: list[NightView] = []
     for n in run.report.nights:
-        d = n.now // tpd + 1
+        d = days.day_number(n.now)
         if day is not None and d != day:
             continue
-        ch = tuple(c for c in run.changes if c.tick // tpd + 1 == d
+        ch = tuple(c for c in run.changes if days.day_number(c.tick) == d
                    and (vid is None or c.villager == vid))
         if vid is not None:
             n = Night(now=n.now, villagers=tuple(v for v in n.villagers if v == vid),
@@ -156,9 +156,9 @@ def nights(run: FeltRun, who: str | None = None, day: int | None = None) -> list
                       events=tuple(e for e in n.events if getattr(e, "villager", None) == vid))
         out.append(NightView(day=d, night=n, changes=ch))
     if day is not None and not out:
-        days = sorted({n.now // tpd + 1 for n in run.report.nights})
+        had = sorted({days.day_number(n.now) for n in run.report.nights})
         raise VillageError(f"scenario {run.scenario.name} has no night on day {day}: its nights "
-                           f"are on days {', '.join(map(str, days)) or 'none'}")
+                           f"are on days {', '.join(map(str, had)) or 'none'}")
     return out
 
 

@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from kernel import events as ev
 from kernel.engine.projection import MemoryProjection
 from kernel.engine.replay import follow, replay
 from kernel.engine.scenario import Scenario, load_rules
@@ -87,7 +88,7 @@ class _Rows:
     def apply(self, tick: int, events) -> None:
         self.last = tick
         for e in events:
-            if e.kind == "founded":
+            if type(e) is ev.Founded:
                 self.names.setdefault(e.villager, e.name)
         got = self.mem.rows[self._rows:]
         self._rows = len(self.mem.rows)
@@ -121,7 +122,7 @@ class _Refusals:
 
     def apply(self, tick: int, events) -> None:
         for e in events:
-            if e.kind == "refusal":
+            if type(e) is ev.Refusal:
                 self.by.setdefault(e.check, Counter())[e.purpose] += 1
 
 

@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from kernel import events as ev
+from kernel import files
 from kernel.engine.felt import FeltProjection, felt_of
 from kernel.engine.projection import Columns, MemoryProjection, fold
 from kernel.errors import StoreError
@@ -368,7 +369,7 @@ class RunIndex:
                 con.execute("CHECKPOINT")
             finally:
                 con.close()
-            os.replace(tmp, db)
+            files.commit(tmp, db)
         except duckdb.Error as e:
             raise StoreError(f"could not build the index {db}: {str(e).splitlines()[0]}") from None
         finally:

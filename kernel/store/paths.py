@@ -13,9 +13,9 @@ and never writes.
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
+from kernel import files
 from kernel.errors import IndexPathError
 from kernel.log import MAGIC
 
@@ -27,26 +27,23 @@ def default_index(log_path: str | os.PathLike) -> Path:
 
 def holds_a_log(path: str | os.PathLike) -> bool:
     """Whether the regular file at `path` starts with a village log's magic bytes."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return False
-        return os.read(fd, len(MAGIC)) == MAGIC
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
+    return files.head(path, len(MAGIC)) == MAGIC
+
+
+_WORDS = files.Words(
+    "index", IndexPathError,
+    out_folder="the index path {path} is a folder: an index is one file",
+    out_irregular="the index path {path} is not a regular file: an index is one",
+    no_folder="cannot write the index {path}: the folder {folder} does not exist",
+    unusable="cannot use the index path {path}: {why}")
 
 
 def check_index_path(log_path: str | os.PathLike,
                      db_path: str | os.PathLike | None = None) -> Path:
     """The index path for `log_path` (`db_path`, else RUN.duckdb), or IndexPathError saying why not."""
     for p in (log_path, db_path):
-        if p is not None and "\0" in os.fspath(p):
-            raise IndexPathError(f"{os.fspath(p)!r} is not a path: it holds a NUL byte")
+        if p is not None:
+            files.a_path(p, _WORDS)
     log = Path(log_path)
     db = Path(db_path) if db_path is not None else default_index(log)
     same = os.path.abspath(db) == os.path.abspath(log)
@@ -58,19 +55,7 @@ def check_index_path(log_path: str | os.PathLike,
     if same:
         raise IndexPathError(f"the index path {db} is the log itself: an index is written beside "
                              f"its log, never over it (a log named .duckdb needs --out, or a new name)")
-    try:
-        st = os.stat(db)
-    except FileNotFoundError:
-        folder = db.parent if str(db.parent) else Path(".")
-        if not folder.is_dir():
-            raise IndexPathError(f"cannot write the index {db}: the folder {folder} does not exist") from None
-        return db
-    except OSError as e:
-        raise IndexPathError(f"cannot use the index path {db}: {e.strerror or e}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise IndexPathError(f"the index path {db} is a folder: an index is one file")
-    if not stat.S_ISREG(st.st_mode):
-        raise IndexPathError(f"the index path {db} is not a regular file: an index is one")
+    files.check_output(db, _WORDS)
     if holds_a_log(db):
         raise IndexPathError(f"{db} holds a village log: an index never replaces a log "
                              f"(pick another --out)")

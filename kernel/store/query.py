@@ -11,7 +11,6 @@ user's SQL runs, and no statement can reach outside the index.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass
 from numbers import Number
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 
 import duckdb
 
+from kernel import files
 from kernel.errors import QueryError
 
 
@@ -41,21 +41,18 @@ def _first_line(e: Exception) -> str:
     return (str(e).splitlines() or [type(e).__name__])[0]
 
 
+_WORDS = files.Words("index", QueryError, missing="no index at {path}: build it with `village index`",
+                     folder="the index {path} is a folder, not an index file",
+                     irregular="the index {path} is not a regular file",
+                     denied="cannot open the index {path}: permission denied",
+                     failed="cannot open the index {path}: {why}")
+
+
 def connect(db_path: str | os.PathLike) -> duckdb.DuckDBPyConnection:
     """A read-only connection to the index at `db_path` that no statement can lead outside it."""
     db = Path(db_path)
-    if "\0" in str(db):
-        raise QueryError(f"{str(db)!r} is not a path: it holds a NUL byte")
-    try:
-        mode = os.stat(db).st_mode
-    except FileNotFoundError:
-        raise QueryError(f"no index at {db}: build it with `village index`") from None
-    except OSError as e:
-        raise QueryError(f"cannot open the index {db}: {e.strerror or e}") from None
-    if stat.S_ISDIR(mode):
-        raise QueryError(f"the index {db} is a folder, not an index file")
-    if not stat.S_ISREG(mode):
-        raise QueryError(f"the index {db} is not a regular file")
+    # Opened once to check it is a regular file, without blocking: DuckDB opens it itself.
+    os.close(files.open_regular(db, _WORDS))
     try:
         con = duckdb.connect(str(db), read_only=True, config=dict(SANDBOX))
     except duckdb.Error as e:

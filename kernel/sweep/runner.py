@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kernel import files
 from kernel.cluster.session import ClusterError, one_line, ray
 from kernel.sweep import spec as sspec
 from kernel.sweep import table
@@ -83,22 +84,16 @@ def place(folder: Path, plan: sspec.Plan, got: dict[str, Any]) -> None:
         (part / "recording.json").write_bytes(got["recording"])
     _write_json(part / "row.json", got["row"])
     for f in part.rglob("*"):
-        if f.is_file():
-            with open(f, "rb") as fh:
-                os.fsync(fh.fileno())
+        files.fsync(f)
     if final.exists():
+        # A folder cannot be renamed over a full one: the old run steps aside first.
         old = runs / f".{plan.id}.old"
         shutil.rmtree(old, ignore_errors=True)
         os.replace(final, old)
-        os.replace(part, final)
+        files.commit(part, final)
         shutil.rmtree(old, ignore_errors=True)
     else:
-        os.replace(part, final)
-    dfd = os.open(runs, os.O_RDONLY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)
+        files.commit(part, final)
 
 
 def _failed_row(plan: sspec.Plan, reason: str) -> dict[str, Any]:

@@ -14,13 +14,13 @@ one. It must not run anything.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
+from kernel import files
 from kernel.report.figures import FELT
 
 TABLE = "sweep.duckdb"
@@ -67,8 +67,8 @@ def _write(folder: Path, fill) -> Path:
             con.execute("DETACH old")
     finally:
         con.close()
-    os.replace(tmp, target)
-    return target
+    # Built in place by DuckDB (it writes its own file), then put at its path whole.
+    return files.commit(tmp, target)
 
 
 def build(folder: Path, rows: Sequence[dict[str, Any]]) -> Path:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernel import config as configs
+from kernel.calendar import Calendar
 from kernel.errors import ConfigError
 
 
@@ -71,6 +72,11 @@ class WorldConfig:
     regrow: int                   # milligrams per tick
     people: tuple[Person, ...]
     policy: Policy
+
+    @property
+    def calendar(self) -> Calendar:
+        """The world's days: which day a tick is in and which ticks end one."""
+        return Calendar(self.ticks_per_day)
 
     def name_of(self, villager: int) -> str:
         for p in self.people:

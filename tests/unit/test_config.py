@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from kernel import config
+from kernel import config, jsonstrict
 from kernel.errors import ConfigError
 
 
@@ -114,7 +114,7 @@ def test_nesting_a_hundred_thousand_deep_is_refused_before_anything_recurses(tmp
 
 
 def test_brackets_inside_strings_do_not_count_as_nesting():
-    assert config.depth('{"a": "[[[[{{{{", "b": ["\\"]]]"]}') == 2
+    assert jsonstrict.depth('{"a": "[[[[{{{{", "b": ["\\"]]]"]}') == 2
 
 
 def test_bytes_that_are_not_utf8_are_refused_naming_the_offset(tmp_path):

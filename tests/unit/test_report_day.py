@@ -178,9 +178,8 @@ def counted(monkeypatch):
 
 
 def _views():
-    from kernel.cli.run_cmd import replay_one
-
     from kernel import report
+    from kernel.cli.run_cmd import replay_one
     from kernel.report import felt as rf
     from kernel.report import plots
 
