@@ -1,10 +1,11 @@
-"""The kernel's shape, read from its source: no import circle, no import from a lower layer to a
-higher one, no function over 80 lines, and a class over 300 lines says why it is one piece.
+"""The kernel's shape: no import circle, no import from a lower layer to a higher one, no
+function over 80 lines, a class over 300 lines says why it is one piece, and one `village run`
+reads each config file once.
 
 Every module under kernel/ is read with ast, the imports inside functions and under TYPE_CHECKING
 too (an import a type checker follows is a dependency all the same), so a new module or a new
-import is checked the day it is written. This test owns the layer table below; it runs nothing
-of the kernel and imports nothing from it.
+import is checked the day it is written. This test owns the layer table below. Only the count of
+config loads runs the kernel (a replayed run through the command line); the rest read source.
 """
 
 from __future__ import annotations
@@ -244,6 +245,32 @@ def test_a_class_over_300_lines_says_why_it_is_one_piece():
               if size > LIMIT_CLASS and not ONE_PIECE.search(ast.get_docstring(n) or "")]
     assert not silent, f"a class over {LIMIT_CLASS} lines says in its docstring why it is " \
                        "'one piece because ...':\n" + "\n".join(silent)
+
+
+@pytest.mark.parametrize("scenario", ["day-of-three", "village-day"])
+def test_one_village_run_reads_each_config_file_once(scenario: str, tmp_path: Path, monkeypatch):
+    from click.testing import CliRunner
+
+    from kernel import config
+    from kernel.cli import main
+
+    loads: dict[Path, int] = {}
+    load = config.load
+
+    def counted(*args, **kwargs):
+        c = load(*args, **kwargs)
+        path = Path(c.path).resolve()
+        loads[path] = loads.get(path, 0) + 1
+        return c
+
+    monkeypatch.setattr(config, "load", counted)
+    res = CliRunner().invoke(main, ["run", scenario, "--oracle", "replay",
+                                    "--out", str(tmp_path / "run.log")])
+    assert res.exit_code == 0, res.output
+    again = {p.name if p.parent.name == "configs" else f"{p.parent.name}/{p.name}": n
+             for p, n in sorted(loads.items()) if n > 1}
+    assert loads and not again, f"a village run of {scenario} read config files more than once: " \
+                                f"{again}"
 
 
 # The checker itself, on small made-up packages.
