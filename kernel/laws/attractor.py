@@ -273,9 +273,22 @@ def _apply(
     for slug in said:
         if not state.has(slug):
             raise LawError(f"Expected updates to basins this state has but got slug={slug!r}")
-    deltas = {slug: _clamp_delta(u.delta, p) for slug, u in said.items()}
     n = state.updates + 1
+    basins = _moved(state, said, p, single, n)
+    basins = _linked(_born(basins, update, p, n), update)
+    return AttractorState(
+        basins=tuple(basins),
+        phase=state.phase + (1 if update.phase_shift else 0),
+        updates=n,
+        emerging=update.emerging_patterns[: p.patterns],
+    )
 
+
+def _moved(
+    state: AttractorState, said: dict[str, BasinUpdate], p: AttractorParams, single: bool, n: int
+) -> list[Basin]:
+    """Every basin the state has, after its signal (if said) or its relaxation (if not)."""
+    deltas = {slug: _clamp_delta(u.delta, p) for slug, u in said.items()}
     basins: list[Basin] = []
     for b in state.basins:
         u = said.get(b.slug)
@@ -305,7 +318,13 @@ def _apply(
                 cap_hits=b.cap_hits + (1 if hit else 0),
             )
         )
+    return basins
 
+
+def _born(
+    basins: list[Basin], update: AttractorUpdate, p: AttractorParams, n: int
+) -> list[Basin]:
+    """The basins, then each new one whose slug is not taken yet, at the new weight."""
     slugs = {b.slug for b in basins}
     for new in update.new_basins:
         slug = slugify(new.label)
@@ -325,7 +344,11 @@ def _apply(
             )
         )
         slugs.add(slug)
+    return basins
 
+
+def _linked(basins: list[Basin], update: AttractorUpdate) -> list[Basin]:
+    """The basins with the update's connections added both ways, each basin's sorted."""
     links: dict[str, set[str]] = {b.slug: set(b.connections) for b in basins}
     for a, b in update.connections:
         for s in (a, b):
@@ -335,14 +358,7 @@ def _apply(
                 )
         links[a].add(b)
         links[b].add(a)
-    basins = [replace(b, connections=tuple(sorted(links[b.slug]))) for b in basins]
-
-    return AttractorState(
-        basins=tuple(basins),
-        phase=state.phase + (1 if update.phase_shift else 0),
-        updates=n,
-        emerging=update.emerging_patterns[: p.patterns],
-    )
+    return [replace(b, connections=tuple(sorted(links[b.slug]))) for b in basins]
 
 
 def attractor_update(

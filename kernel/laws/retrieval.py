@@ -295,7 +295,6 @@ def rank_columns(
     """
     now = as_tick("now", now)
     p = Retrieval.of(params)
-    w_r, w_i, w_v = p.weights
     ids = _column("ids", ids, None, np.int64)
     n = ids.shape[0]
     m = np.asarray(vectors)
@@ -331,7 +330,24 @@ def rank_columns(
     if not eligible.any():
         return ()
     candidates = _nominate(m, q_unit, q_norm, ticks, fast_weights, eligible, now, p, given)
+    imp_of = (felt_now[candidates].tolist() if felt_now is not None
+              else [w / 10 for w in weights[candidates].tolist()])
+    return _scored(now, candidates, ids, ticks, imp_of, m, q, q_norm, p)
 
+
+def _scored(
+    now: int,
+    candidates: np.ndarray,
+    ids: np.ndarray,
+    ticks: np.ndarray,
+    imp_of: list[float],
+    m: np.ndarray,
+    q: np.ndarray,
+    q_norm: float,
+    p: Retrieval,
+) -> tuple[Scored, ...]:
+    """The candidates' exact scores, best first, the top k of them (rank_columns' second pass)."""
+    w_r, w_i, w_v = p.weights
     picked = m[candidates]
     finite = np.isfinite(picked).all(axis=1)
     if not finite.all():
@@ -345,8 +361,6 @@ def rank_columns(
     at = candidates.tolist()
     tick_of = ticks[candidates].tolist()
     id_of = ids[candidates].tolist()
-    imp_of = (felt_now[candidates].tolist() if felt_now is not None
-              else [w / 10 for w in weights[candidates].tolist()])
     half_life = p.half_life
     out = []
     for j, i in enumerate(at):

@@ -96,6 +96,35 @@ def _all_zero(fh: BinaryIO) -> bool:
 BLOCK = 1 << 20
 
 
+def _after_magic(fh: BinaryIO) -> tuple[int, int, bytes] | Tail:
+    """Where the first frame starts (offset, index, chain value), having read the magic; or the
+    `Tail` of a file cut short inside it. A file that starts otherwise raises `LogCorrupt`."""
+    fh.seek(0)
+    magic = fh.read(len(MAGIC))
+    if len(magic) < len(MAGIC):
+        if MAGIC.startswith(magic):
+            return Tail(offset=0, size=len(magic), frames=0, head=ZERO)
+        raise LogCorrupt(f"not a village log: the file starts with {magic!r}", frame=0, offset=0)
+    if magic != MAGIC:
+        raise LogCorrupt(f"not a village log (format {FORMAT}): the file starts with {magic!r}",
+                         frame=0, offset=0)
+    return len(MAGIC), 0, ZERO
+
+
+def _zero_tail(fh: BinaryIO, buf: bytes, pos: int, base: int, index: int, prev: bytes) -> Tail:
+    """The torn tail at a frame whose length does not check, if all from there to the end of the
+    file is zero bytes; otherwise the length is damaged, which raises `LogCorrupt`."""
+    offset = base + pos
+    have = len(buf) - pos
+    if buf.count(0, pos) == have:
+        fh.seek(offset + have)
+        if _all_zero(fh):
+            fh.seek(0, 2)
+            return Tail(offset=offset, size=fh.tell() - offset, frames=index, head=prev)
+    raise LogCorrupt(f"frame {index} at byte {offset}: its length field does not check "
+                     f"(a damaged length, not a torn write)", frame=index, offset=offset)
+
+
 def scan_raw(fh: BinaryIO, start: tuple[int, int, bytes] | None = None):
     """Yield (index, offset, payload, chain) for every whole frame, checking lengths and chain.
 
@@ -106,19 +135,11 @@ def scan_raw(fh: BinaryIO, start: tuple[int, int, bytes] | None = None):
     naming the frame index and its byte offset.
     """
     if start is None:
-        fh.seek(0)
-        magic = fh.read(len(MAGIC))
-        if len(magic) < len(MAGIC):
-            if MAGIC.startswith(magic):
-                return Tail(offset=0, size=len(magic), frames=0, head=ZERO)
-            raise LogCorrupt(f"not a village log: the file starts with {magic!r}", frame=0, offset=0)
-        if magic != MAGIC:
-            raise LogCorrupt(f"not a village log (format {FORMAT}): the file starts with {magic!r}",
-                             frame=0, offset=0)
-        base, index, prev = len(MAGIC), 0, ZERO   # base: the file offset of buf[0]
-    else:
-        base, index, prev = start
-        fh.seek(base)
+        start = _after_magic(fh)
+        if isinstance(start, Tail):
+            return start
+    base, index, prev = start   # base: the file offset of buf[0]
+    fh.seek(base)
     buf = b""
     pos = 0
     sha = hashlib.sha256
@@ -146,14 +167,7 @@ def scan_raw(fh: BinaryIO, start: tuple[int, int, bytes] | None = None):
             if n <= MAX_PAYLOAD:
                 checks[n] = c
         if check != c or n > MAX_PAYLOAD:
-            offset = base + pos
-            if buf.count(0, pos) == have:
-                fh.seek(offset + have)
-                if _all_zero(fh):
-                    fh.seek(0, 2)
-                    return Tail(offset=offset, size=fh.tell() - offset, frames=index, head=prev)
-            raise LogCorrupt(f"frame {index} at byte {offset}: its length field does not check "
-                             f"(a damaged length, not a torn write)", frame=index, offset=offset)
+            return _zero_tail(fh, buf, pos, base, index, prev)
         end = pos + 8 + n + CHAIN
         if end > len(buf):
             if eof:

@@ -54,7 +54,6 @@ def execute(plan: dict[str, Any], *, mode: str, sweep_key: str, recording: bytes
     from kernel.engine import run as engine_run
     from kernel.engine import scenario as msc
     from kernel.errors import VillageError
-    from kernel.oracle import make
 
     pid, host = os.getpid(), socket.gethostname()
     if started is not None:
@@ -76,34 +75,13 @@ def execute(plan: dict[str, Any], *, mode: str, sweep_key: str, recording: bytes
         config.set_home(here / "home")
         sc = msc.load(here / "home" / "fixtures" / "run")
         rec_path = here / "recording.json"
-        if sc.world_only:
-            oracle = None
-        elif mode == "replay":
-            if recording is None:
-                raise VillageError(f"run {plan['run']} has no recording to replay")
-            rec_path.write_bytes(recording)
-            oracle = make("replay", sc.models, replay_from=rec_path)
-        else:
-            backend = mode.split(":", 1)[1]
-            models = config.thaw(sc.models.value)
-            if threads is not None and isinstance(models.get("llamacpp"), dict):
-                models["llamacpp"]["threads"] = threads
-            oracle = make(backend, models, record_to=rec_path, accept_digest=accept_digest)
+        oracle = _oracle(sc, plan, mode, rec_path, recording, threads, accept_digest)
         try:
             report = engine_run(sc, oracle, here / "run.log")
         finally:
             if oracle is not None:
                 oracle.close()
-        refusals = Counter(e.check for r in report.rounds for e in r.events
-                           if isinstance(e, ev.Refusal))
-        costs = oracle.costs if oracle is not None else []
-        row.update(status="ok", head=report.head_hex, ticks=report.ticks, events=report.events,
-                   thoughts=report.thoughts, refusals=dict(sorted(refusals.items())),
-                   calls=oracle.calls if oracle else 0,
-                   embeddings=oracle.embeddings if oracle else 0,
-                   model_seconds=sum(c.took_ns for c in costs) / 1e9,
-                   rows=sum(report.rows.values()), log_bytes=report.bytes,
-                   **figures.of_report(report))
+        row.update(_figures(report, oracle))
         if mode == "replay" and oracle is not None and oracle.unread:
             row.update(status="failed", reason=f"{oracle.unread} recorded calls were never asked for")
         log_bytes = (here / "run.log").read_bytes()
@@ -120,3 +98,39 @@ def execute(plan: dict[str, Any], *, mode: str, sweep_key: str, recording: bytes
     row["wall_seconds"] = time.perf_counter() - t0
     return {"row": row, "log": log_bytes if row["status"] == "ok" else None,
             "recording": rec_bytes if row["status"] == "ok" else None}
+
+
+def _oracle(sc: Any, plan: dict[str, Any], mode: str, rec_path: Path, recording: bytes | None,
+            threads: int | None, accept_digest: bool) -> Any:
+    """The run's oracle: none for a world-only run, a replay of `recording`, or a live backend
+    (mode "live:BACKEND") that records to `rec_path`, given `threads` where it is llama.cpp."""
+    from kernel import config
+    from kernel.errors import VillageError
+    from kernel.oracle import make
+
+    if sc.world_only:
+        return None
+    if mode == "replay":
+        if recording is None:
+            raise VillageError(f"run {plan['run']} has no recording to replay")
+        rec_path.write_bytes(recording)
+        return make("replay", sc.models, replay_from=rec_path)
+    backend = mode.split(":", 1)[1]
+    models = config.thaw(sc.models.value)
+    if threads is not None and isinstance(models.get("llamacpp"), dict):
+        models["llamacpp"]["threads"] = threads
+    return make(backend, models, record_to=rec_path, accept_digest=accept_digest)
+
+
+def _figures(report: Any, oracle: Any) -> dict[str, Any]:
+    """The row's figures of a run that finished: its head, counts, refusals by check and costs."""
+    refusals = Counter(e.check for r in report.rounds for e in r.events
+                       if isinstance(e, ev.Refusal))
+    costs = oracle.costs if oracle is not None else []
+    return dict(status="ok", head=report.head_hex, ticks=report.ticks, events=report.events,
+                thoughts=report.thoughts, refusals=dict(sorted(refusals.items())),
+                calls=oracle.calls if oracle else 0,
+                embeddings=oracle.embeddings if oracle else 0,
+                model_seconds=sum(c.took_ns for c in costs) / 1e9,
+                rows=sum(report.rows.values()), log_bytes=report.bytes,
+                **figures.of_report(report))

@@ -50,6 +50,18 @@ DRAWS = 8
 """Raw draws per villager per tick, used by position so that one villager's
 choices never shift another's stream."""
 
+# The slots of a villager's DRAWS words in a tick, by what each decides. A word is 64 bits;
+# where one decides two things, its low bits (taken modulo a small number) and its high half
+# (word >> 32) are two draws. A draw is taken whether or not it decides anything, so no choice
+# shifts another.
+SPOT_X, SPOT_Y = 0, 1   # where in its cell a villager stands once it founds or steps
+CHANCE = 2              # whether a hungry villager begs; whether a fed one gives
+TAKE = 3                # whether it takes from one who carries food
+GATHER = 4              # whether it gathers parcels from its cell
+PARCELS = 5             # how many parcels it gives, takes or gathers; high half: whether it visits
+PICK = 6                # whom it gives to, takes from or visits; high half: whether it wanders
+ROAM = 7                # where it wanders: x, and in the high half y
+
 _FOOD_STREAM = 1
 _TICK_STREAM = 0
 
@@ -366,7 +378,13 @@ def _pairs_by_arrays(who: list[int], px: list[int], py: list[int], radius: int
 
 
 class _Tick:
-    """The mutable scratch of one step; nothing of it outlives `step`."""
+    """The mutable scratch of one step; nothing of it outlives `step`.
+
+    It is one piece because every method is one act on the same columns (spots, bellies, hands,
+    destinations, the food), each act reads what the acts before it in the tick wrote, and the
+    order of the acts is the rule: split, the columns would be handed from object to object in
+    the world's hottest loop, or each part would hold a copy to keep in step.
+    """
 
     def __init__(self, state: World, tick: int):
         cfg = state.config
@@ -439,8 +457,8 @@ class _Tick:
         x, y = self.px[i] // 1000, self.py[i] // 1000
         self.moved = True
         self.here[i] = True
-        self.px[i] = _spot(x, d[0])
-        self.py[i] = _spot(y, d[1])
+        self.px[i] = _spot(x, d[SPOT_X])
+        self.py[i] = _spot(y, d[SPOT_Y])
         self.events.append(ev.Founded(villager=self.ids[i], name=self.people.names[i], x=x, y=y))
 
     def walk(self, i: int, d: list[int]) -> None:
@@ -448,8 +466,8 @@ class _Tick:
         self.moved = True
         tx, ty = dest = self.dest[i]  # type: ignore[misc]
         nx, ny = x + _sign(tx - x), y + _sign(ty - y)
-        self.px[i] = _spot(nx, d[0])
-        self.py[i] = _spot(ny, d[1])
+        self.px[i] = _spot(nx, d[SPOT_X])
+        self.py[i] = _spot(ny, d[SPOT_Y])
         self.dest[i] = None if (nx, ny) == dest else dest
         self.events.append(ev.Walked(villager=self.ids[i], from_x=x, from_y=y, to_x=nx, to_y=ny))
 
@@ -484,7 +502,7 @@ class _Tick:
     def give(self, i: int, j: int, d: list[int]) -> bool:
         pol = self.pol
         lo, hi = pol.gift_parcels
-        n = min(self.hands[i], lo + d[5] % (hi - lo + 1), pol.hands_max - self.hands[j])
+        n = min(self.hands[i], lo + d[PARCELS] % (hi - lo + 1), pol.hands_max - self.hands[j])
         if n <= 0:
             return False
         self.hands[i] -= n
@@ -496,7 +514,7 @@ class _Tick:
     def take(self, i: int, j: int, d: list[int]) -> bool:
         pol = self.pol
         lo, hi = pol.take_parcels
-        n = min(self.hands[j], lo + d[5] % (hi - lo + 1), pol.hands_max - self.hands[i])
+        n = min(self.hands[j], lo + d[PARCELS] % (hi - lo + 1), pol.hands_max - self.hands[i])
         if n <= 0:
             return False
         self.hands[i] += n
@@ -509,7 +527,7 @@ class _Tick:
         pol = self.pol
         x, y = self.px[i] // 1000, self.py[i] // 1000
         lo, hi = pol.gather_parcels
-        n = min(lo + d[5] % (hi - lo + 1), pol.hands_max - self.hands[i],
+        n = min(lo + d[PARCELS] % (hi - lo + 1), pol.hands_max - self.hands[i],
                 self.food_here(x, y) // pol.parcel)
         if n < lo:
             return False
@@ -551,7 +569,7 @@ class _Tick:
         if not seen:
             return None
         ids = self.ids
-        j = sorted(seen, key=ids.__getitem__)[d[6] % len(seen)]
+        j = sorted(seen, key=ids.__getitem__)[d[PICK] % len(seen)]
         cell = (self.px[j] // 1000, self.py[j] // 1000)
         return None if cell == (self.px[i] // 1000, self.py[i] // 1000) else cell
 
@@ -559,8 +577,8 @@ class _Tick:
         cfg = self.cfg
         x, y = self.px[i] // 1000, self.py[i] // 1000
         w = self.pol.wander_cells
-        dx = d[7] % (2 * w + 1) - w
-        dy = (d[7] >> 32) % (2 * w + 1) - w
+        dx = d[ROAM] % (2 * w + 1) - w
+        dy = (d[ROAM] >> 32) % (2 * w + 1) - w
         tx = min(cfg.width - 1, max(0, x + dx))
         ty = min(cfg.height - 1, max(0, y + dy))
         return None if (tx, ty) == (x, y) else (tx, ty)
@@ -568,6 +586,8 @@ class _Tick:
     # -- the policy ----------------------------------------------------------
 
     def act(self, i: int, d: list[int]) -> None:
+        """Villager `i`'s turn: burn, then the first of walk, eat, beg, give, take, gather or set
+        out that its state and its draws `d` (by slot: SPOT_X .. ROAM) allow."""
         pol = self.pol
         belly = self.belly[i] = max(0, self.belly[i] - pol.burn)
         if self.dest[i] is not None:
@@ -584,7 +604,7 @@ class _Tick:
             if self.eat(i):
                 return
             givers = [j for j in self.near(i) if hands[j] > 0]
-            if givers and d[2] % 10000 < pol.beg:
+            if givers and d[CHANCE] % 10000 < pol.beg:
                 self.events.append(ev.Begged(villager=self.ids[i], x=self.px[i] // 1000,
                                              y=self.py[i] // 1000))
                 return
@@ -594,27 +614,27 @@ class _Tick:
             if dest is not None:
                 self.set_out(i, dest, d)
             return
-        chance = d[2] % 10000
+        chance = d[CHANCE] % 10000
         # with neither a chance to give nor one to take, whoever is near changes nothing
-        near = self.near(i) if chance < self.deal or d[3] % 10000 < pol.take else None
+        near = self.near(i) if chance < self.deal or d[TAKE] % 10000 < pol.take else None
         if near:
             if hands[i] > 0:
                 hungry = [j for j in near if self.belly[j] < pol.hungry_below]
                 if hungry and chance < pol.give_to_hungry:
-                    if self.give(i, hungry[d[6] % len(hungry)], d):
+                    if self.give(i, hungry[d[PICK] % len(hungry)], d):
                         return
                 elif chance < pol.give:
-                    if self.give(i, near[d[6] % len(near)], d):
+                    if self.give(i, near[d[PICK] % len(near)], d):
                         return
             carrying = [j for j in near if hands[j] > 0]
-            if carrying and d[3] % 10000 < pol.take:
-                if self.take(i, carrying[d[6] % len(carrying)], d):
+            if carrying and d[TAKE] % 10000 < pol.take:
+                if self.take(i, carrying[d[PICK] % len(carrying)], d):
                     return
-        if hands[i] < pol.hands_max and d[4] % 10000 < pol.gather:
+        if hands[i] < pol.hands_max and d[GATHER] % 10000 < pol.gather:
             if self.gather(i, d):
                 return
-        if (d[6] >> 32) % 10000 < pol.wander:
-            dest = self.visit_target(i, d) if (d[5] >> 32) % 10000 < pol.visit else None
+        if (d[PICK] >> 32) % 10000 < pol.wander:
+            dest = self.visit_target(i, d) if (d[PARCELS] >> 32) % 10000 < pol.visit else None
             dest = dest or self.wander_target(i, d)
             if dest is not None:
                 self.set_out(i, dest, d)
@@ -638,12 +658,12 @@ class _Tick:
         busy |= np.fromiter(self.eating, dtype=bool, count=n)
         belly = np.fromiter(self.belly, dtype=np.int64, count=n)
         burnt = np.maximum(belly - pol.burn, 0)
-        chance = draws[:, 2:5] % 10000
+        chance = draws[:, CHANCE:GATHER + 1] % 10000   # CHANCE, TAKE and GATHER, in that order
         deals = (chance[:, 0] < self.deal) | (chance[:, 1] < pol.take)
         if self.seen.partnered is not None:
             deals &= self.seen.partnered
         quiet = (acting & ~busy & (burnt >= pol.hungry_below) & ~deals
-                 & (chance[:, 2] >= pol.gather) & ((draws[:, 6] >> 32) % 10000 >= pol.wander))
+                 & (chance[:, 2] >= pol.gather) & ((draws[:, PICK] >> 32) % 10000 >= pol.wander))
         self.belly = np.where(quiet, burnt, belly).tolist()
         return np.flatnonzero(acting & ~quiet)
 

@@ -22,6 +22,7 @@ from kernel.errors import Refused, VillageError
 from kernel.oracle import Said
 from kernel.oracle import exemplar as ex
 from kernel.seam import DRAWN_SCHEMA, asked_schema, shaped
+from tests import strategies
 
 from .conftest import record
 
@@ -60,10 +61,7 @@ LOADERS = {
 
 # -- what goes in ------------------------------------------------------------------------
 
-scalars = (st.none() | st.booleans() | st.integers() | st.integers(min_value=-(10 ** 40), max_value=10 ** 40)
-           | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=20))
-json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
-                           | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=20)
+json_values = strategies.json_values(strategies.HOSTILE_SCALARS, key_size=8, leaves=20)
 
 
 def _dumps(v) -> str:

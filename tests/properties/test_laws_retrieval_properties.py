@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from kernel import laws
 from kernel.laws import Memory
+from tests.strategies import memory_rows, retrievals, vectors
 
 FAST = settings(max_examples=80, deadline=None)
 
@@ -21,32 +22,13 @@ def memories(draw, max_rows: int = 24, dim: int = 6):
     """Rows, their vectors and a query; vectors come in three temperaments:
     random, few-valued (so scores tie exactly) and near-copies of one vector
     (so scores differ only in the last places the fast pass can see)."""
-    n = draw(st.integers(1, max_rows))
-    ids = draw(st.lists(st.integers(0, 10_000), min_size=n, max_size=n, unique=True))
-    rows = [
-        Memory(i, 1, draw(st.integers(0, 30)), "saw", "sighting", "x", draw(st.integers(1, 10)), ())
-        for i in ids
-    ]
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    style = draw(st.sampled_from(["random", "ties", "near"]))
-    dtype = draw(st.sampled_from([np.float32, np.float64]))
-    if style == "random":
-        m = rng.standard_normal((n, dim))
-    elif style == "ties":
-        m = rng.integers(-1, 2, size=(n, dim)).astype(np.float64)
-    else:
-        m = rng.standard_normal(dim) + 1e-6 * rng.standard_normal((n, dim))
-    q = rng.standard_normal(dim) if draw(st.booleans()) else m[0] + 0.0
-    return rows, m.astype(dtype), q
+    rows = draw(memory_rows(least=1, most=max_rows, top_id=10_000, last_tick=30))
+    m, q = draw(vectors(len(rows), dim, styles=("random", "ties", "near"),
+                        dtypes=(np.float32, np.float64)))
+    return rows, m, q
 
 
-params = st.builds(
-    laws.Retrieval,
-    half_life=st.sampled_from([1, 50, 250, 1000]),
-    weights=st.sampled_from([(1.0, 1.0, 3.0), (0.0, 0.0, 1.0), (0.5, 2.0, 3.0), (1.0, 0.0, -1.0)]),
-    k=st.integers(0, 10),
-)
+params = retrievals(most_k=10)
 
 
 def key(r: laws.Ranked):

@@ -12,7 +12,8 @@ from kernel import engine, world
 from kernel import events as ev
 from kernel.laws.importance import Importance
 from kernel.laws.perception import perceive, start
-from tests.common import worlds
+from tests.strategies import importance_tables as tables
+from tests.strategies import world_events, worlds
 
 RULES = engine.load_rules()
 
@@ -30,20 +31,6 @@ def day(cfg: world.WorldConfig, ticks: int, rules: Importance = RULES):
     frames = list(engine.world_frames(cfg, ticks))
     rows = _fold(rules, ((f.tick, f.events) for f in frames))
     return frames, rows
-
-
-tables = st.builds(
-    lambda base, bonus, bands, run: Importance.from_value({
-        "base": {
-            "did": {k: base for k in ("founding", "walk", "meal", "gather", "gift", "take", "plea")},
-            "saw": {k: base for k in ("sighting", "parting", "gift", "take")},
-            "heard": {"plea": base}, "thought": {"reflection": base}},
-        "first_bonus": bonus,
-        "grams_bands": [{"grams_at_least": g, "add": a} for g, a in bands],
-        "meal_run_mouthfuls": run, "journey_run_steps": run}),
-    st.integers(1, 10), st.integers(0, 9),
-    st.lists(st.tuples(st.integers(0, 40), st.integers(0, 9)), max_size=3), st.integers(1, 60),
-)
 
 
 @given(tables, st.sampled_from([("did", "gift"), ("saw", "take"), ("heard", "plea")]),
@@ -156,18 +143,8 @@ def test_memory_rebuilt_from_the_log_is_the_memory_perceived_while_running(cfg):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.one_of(
-    st.builds(ev.CameIntoSight, viewer=st.integers(1, 4), seen=st.integers(1, 4),
-              millicells=st.integers(0, 5000)),
-    st.builds(ev.WentOutOfSight, viewer=st.integers(1, 4), seen=st.integers(1, 4)),
-    st.builds(ev.Gave, giver=st.integers(1, 4), receiver=st.integers(1, 4),
-              parcels=st.integers(1, 50), milligrams=st.integers(0, 30000)),
-    st.builds(ev.Took, taker=st.integers(1, 4), owner=st.integers(1, 4),
-              parcels=st.integers(1, 50), milligrams=st.integers(0, 30000)),
-    st.builds(ev.Begged, villager=st.integers(1, 4), x=st.integers(0, 9), y=st.integers(0, 9)),
-    st.builds(ev.Ate, villager=st.integers(1, 4), x=st.integers(0, 2), y=st.integers(0, 2),
-              mouthfuls=st.integers(1, 60), milligrams=st.integers(0, 30000)),
-), max_size=40))
+@given(st.lists(world_events(ev.CameIntoSight, ev.WentOutOfSight, ev.Gave, ev.Took, ev.Begged,
+                            ev.Ate), max_size=40))
 def test_on_any_events_a_row_about_another_needs_them_in_sight_as_the_log_says(events):
     state = start(RULES)
     seen: set = set()

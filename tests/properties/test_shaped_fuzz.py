@@ -11,15 +11,12 @@ from hypothesis import strategies as st
 from kernel.errors import Refused
 from kernel.oracle import Said
 from kernel.seam import DRAWN_SCHEMA, asked_schema, shaped
+from tests import strategies
 
 SCHEMAS = [DRAWN_SCHEMA, asked_schema(1), asked_schema(2), asked_schema(3)]
 VALIDATORS = {s: jsonschema.Draft202012Validator(json.loads(s)) for s in SCHEMAS}
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=10), kids, max_size=4),
-    max_leaves=12,
-)
+json_values = strategies.json_values()
 
 valid_answers = st.one_of(
     st.builds(lambda s, d: {"statement": s, "drawn_from": d},

@@ -12,8 +12,7 @@ from kernel import config as configs
 from kernel import engine, world
 from kernel import events as ev
 from kernel.world.config import from_value
-
-NAMES = ("Halla", "Ander", "Mose", "Ilse", "Bram", "Sif")
+from tests.strategies import villagers
 
 
 @st.composite
@@ -22,11 +21,7 @@ def world_values(draw) -> dict:
     height = draw(st.integers(2, 9))
     n = draw(st.integers(2, 5))
     sight = draw(st.integers(1, 4))
-    people = [
-        {"id": i + 1, "name": NAMES[i], "founded": draw(st.integers(0, 30)),
-         "x": draw(st.integers(0, width - 1)), "y": draw(st.integers(0, height - 1))}
-        for i in range(n)
-    ]
+    people = draw(villagers(n, width, height, last_founding=30))
     value = configs.thaw(configs.load("world").value)
     value.update({
         "seed": draw(st.integers(0, 2**64 - 1)),

@@ -34,7 +34,8 @@ from kernel.laws.memory import Memory
 from kernel.log import read_ticks
 from kernel.log.decode import events_of
 from kernel.oracle import make
-from tests.common import NAMES, worlds
+from tests.strategies import importance_tables as tables
+from tests.strategies import world_events, worlds
 
 
 def _reference():
@@ -151,20 +152,6 @@ def test_the_fast_reader_gives_the_codecs_events_for_every_kind():
 
 
 
-tables = st.builds(
-    lambda base, bonus, bands, run: perception.Importance.from_value({
-        "base": {
-            "did": {k: base for k in ("founding", "walk", "meal", "gather", "gift", "take", "plea")},
-            "saw": {k: base for k in ("sighting", "parting", "gift", "take")},
-            "heard": {"plea": base}, "thought": {"reflection": base}},
-        "first_bonus": bonus,
-        "grams_bands": [{"grams_at_least": g, "add": a} for g, a in bands],
-        "meal_run_mouthfuls": run, "journey_run_steps": run}),
-    st.integers(1, 10), st.integers(0, 9),
-    st.lists(st.tuples(st.integers(0, 40), st.integers(0, 9)), max_size=3), st.integers(1, 60),
-)
-
-
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(worlds(6), tables)
 def test_on_random_worlds_and_tables_the_fast_fold_gives_the_reference_rows(cfg, table):
@@ -173,24 +160,7 @@ def test_on_random_worlds_and_tables_the_fast_fold_gives_the_reference_rows(cfg,
     assert [_columns(m) for m in got] == [_columns(m) for m in want]
 
 
-villager = st.integers(1, 4)
-any_event = st.one_of(
-    st.builds(ev.Founded, villager=villager, name=st.sampled_from(NAMES), x=st.integers(0, 9),
-              y=st.integers(0, 9)),
-    st.builds(ev.CameIntoSight, viewer=villager, seen=villager, millicells=st.integers(0, 5000)),
-    st.builds(ev.WentOutOfSight, viewer=villager, seen=villager),
-    st.builds(ev.Gave, giver=villager, receiver=villager, parcels=st.integers(1, 50),
-              milligrams=st.integers(0, 30000)),
-    st.builds(ev.Took, taker=villager, owner=villager, parcels=st.integers(1, 50),
-              milligrams=st.integers(0, 30000)),
-    st.builds(ev.Begged, villager=villager, x=st.integers(0, 9), y=st.integers(0, 9)),
-    st.builds(ev.Gathered, villager=villager, x=st.integers(0, 2), y=st.integers(0, 2),
-              parcels=st.integers(1, 5), milligrams=st.integers(-5, 30000)),
-    st.builds(ev.Ate, villager=villager, x=st.integers(0, 2), y=st.integers(0, 2),
-              mouthfuls=st.integers(1, 60), milligrams=st.integers(0, 30000)),
-    st.builds(ev.Walked, villager=villager, from_x=st.integers(0, 2), from_y=st.integers(0, 2),
-              to_x=st.integers(0, 2), to_y=st.integers(0, 2)),
-)
+any_event = world_events()   # every world kind: Founded, sightings, Gave ... Walked
 
 
 @settings(max_examples=200, deadline=None)

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from kernel import laws
 from kernel.laws import LawError, Memory
+from tests.strategies import RETRIEVAL_WEIGHTS, VECTOR_STYLES, memory_rows, retrievals, vectors
 
 
 def _reference():
@@ -39,34 +40,15 @@ MANY = settings(max_examples=150, deadline=None)
 def streams(draw, max_rows: int = 40, dim: int = 6):
     """Rows, felt strengths, vectors and a query: random, few-valued (exact ties)
     or near-copies of one vector (scores that differ in the last places)."""
-    n = draw(st.integers(0, max_rows))
-    ids = draw(st.lists(st.integers(0, 100_000), min_size=n, max_size=n, unique=True))
-    rows = [Memory(i, 1, draw(st.integers(0, 40)), "saw", "sighting", "x",
-                   draw(st.integers(1, 10)), ()) for i in ids]
-    felt = [draw(st.sampled_from([0.0, 0.25, 0.5, 1.0, 0.123, 0.999])) for _ in ids]
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    style = draw(st.sampled_from(["random", "ties", "near", "zeros"]))
-    if style == "random":
-        m = rng.standard_normal((n, dim))
-    elif style == "ties":
-        m = rng.integers(-1, 2, size=(n, dim)).astype(np.float64)
-    elif style == "near":
-        m = rng.standard_normal(dim) + 1e-6 * rng.standard_normal((n, dim))
-    else:
-        m = np.zeros((n, dim))
-    dtype = draw(st.sampled_from([np.float16, np.float32, np.float64]))
-    q = rng.standard_normal(dim) if n == 0 or draw(st.booleans()) else m[0] + 0.0
-    return rows, felt, m.astype(dtype), q
+    rows = draw(memory_rows(least=0, most=max_rows, top_id=100_000, last_tick=40))
+    felt = [draw(st.sampled_from([0.0, 0.25, 0.5, 1.0, 0.123, 0.999])) for _ in rows]
+    m, q = draw(vectors(len(rows), dim, styles=VECTOR_STYLES,
+                        dtypes=(np.float16, np.float32, np.float64)))
+    return rows, felt, m, q
 
 
-params = st.builds(
-    laws.Retrieval,
-    half_life=st.sampled_from([1, 50, 250, 1000]),
-    weights=st.sampled_from([(1.0, 1.0, 3.0), (0.0, 0.0, 1.0), (0.5, 2.0, 3.0), (1.0, 0.0, -1.0),
-                             (0.0, 1.0, 0.0)]),
-    k=st.integers(0, 12),
-    importance=st.sampled_from(["weight", "felt"]),
-)
+params = retrievals(most_k=12, weights=(*RETRIEVAL_WEIGHTS, (0.0, 1.0, 0.0)),
+                    importances=("weight", "felt"))
 
 
 @MANY
