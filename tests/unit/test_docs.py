@@ -1,10 +1,11 @@
-"""The docs say what the code is: every kernel path they name exists, every command the README
-shows is one the command line has, and the architecture page's layers are test_structure's.
+"""The docs say what the code is: every kernel path they name exists, every command they show
+is one the command line has, and the architecture page's layers are test_structure's.
 
 The pages are read as text: `kernel/...` paths and `kernel.x.y` names anywhere in README.md and
-docs/*.md, the architecture page's package tree and module table, the `village ...` lines of the
-README's shell and console blocks (and its inline ones), and the layer table. Nothing is run but
-click's own tree of commands, so a renamed module or command fails here the day it is renamed.
+docs/*.md, the architecture page's package tree and module table, the `village ...` lines of
+their shell and console blocks (and the inline ones), and the layer table. Nothing is run but
+click's own tree of commands, so a renamed module, command or option fails here the day it is
+renamed. This file owns no page; it must not run a command or a model.
 """
 
 from __future__ import annotations
@@ -119,19 +120,25 @@ def test_the_architecture_pages_layers_are_the_structure_tests_layer_table():
     assert _layers_on_the_page() == LAYERS
 
 
-# --- the README's commands -------------------------------------------------------------------
+# --- the commands the pages show -------------------------------------------------------------------
 
-def _command_lines() -> list[str]:
-    """Every `village ...` line the README shows: in its sh and console blocks, and inline."""
-    text = _text(README)
+def _command_lines(page: Path = README) -> list[str]:
+    """Every `village ...` line a page shows: in its sh and console blocks, and inline."""
+    text = _text(page)
     lines = []
     for lang, body in re.findall(r"^```(sh|console)\n(.*?)^```$", text, flags=re.S | re.M):
         for line in body.splitlines():
+            line = line.strip()
             line = line.removeprefix("$ ") if lang == "console" else line
             if line.startswith("village "):
                 lines.append(line)
     lines += re.findall(r"`(village [^`]+)`", text)
     return [re.split(r"\s+#\s", line)[0].split(" && ")[0] for line in lines]
+
+
+def _shown() -> list[tuple[str, str]]:
+    return [(p.relative_to(CHECKOUT).as_posix(), line)
+            for p in (README, *PAGES) for line in dict.fromkeys(_command_lines(p))]
 
 
 def _options(cmd: click.Command) -> set[str]:
@@ -150,6 +157,8 @@ def _commands_of(line: str) -> tuple[list[click.Command], str]:
         return [cmd], ""
     if (words[0], words[1]) in ROUTED:
         return [ROUTED[words[0], words[1]]], ""
+    if PLACEHOLDER.fullmatch(words[1]):   # `village reflect VIEW`: any of its subcommands
+        return list(cmd.commands.values()), ""
     subs = words[1].split("|")
     unknown = [s for s in subs if s not in cmd.commands]
     if unknown:
@@ -157,13 +166,15 @@ def _commands_of(line: str) -> tuple[list[click.Command], str]:
     return [cmd.commands[s] for s in subs], ""
 
 
-@pytest.mark.parametrize("line", _command_lines())
-def test_every_village_command_the_readme_shows_is_a_real_command_with_real_options(line: str):
+@pytest.mark.parametrize("page, line", _shown())
+def test_every_village_command_the_docs_show_is_a_real_command_with_real_options(page: str,
+                                                                                 line: str):
     cmds, why = _commands_of(line)
-    assert cmds, why
+    assert cmds, f"{page}: {why}"
     known = set().union(*(_options(c) for c in cmds)) | {"-h", "--help"}
     shown = set(re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", line))
-    assert shown <= known, f"{line!r} shows options its command lacks: {sorted(shown - known)}"
+    assert shown <= known, f"{page}: {line!r} shows options its command lacks: " \
+                           f"{sorted(shown - known)}"
 
 
 def test_the_readme_shows_every_command_the_command_line_has():
