@@ -5,14 +5,16 @@ them: day 0 holds ticks 0 to ticks_per_day - 1, and its last tick is the
 night (when a night block is set, minds have their night then, and the log
 makes a commit point). This module owns that arithmetic, said once: the day
 of a tick, whether a tick is the last of its day, the night that ends a
-tick's day, the nights up to a tick and the days a run of ticks begins. It
-is pure (a frozen value, no clock, no I/O) and imports nothing but
-kernel.errors; it must not know what a world, a log or a night does.
+tick's day, the nights up to a tick, the days a run of ticks begins and
+how many days long it is. It is pure (a frozen value, no clock, no I/O)
+and imports nothing but kernel.errors; it must not know what a world, a
+log or a night does.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 from kernel.errors import CalendarError
 
@@ -58,3 +60,7 @@ class Calendar:
     def days_in(self, ticks: int) -> int:
         """How many days a run of `ticks` ticks from tick 0 reaches into (a day begun counts)."""
         return -(-_tick("ticks", ticks) // self.ticks_per_day)
+
+    def length_in_days(self, ticks: int) -> Fraction:
+        """How many days long a run of `ticks` ticks is, a part day as its exact fraction."""
+        return Fraction(_tick("ticks", ticks), self.ticks_per_day)

@@ -5,105 +5,27 @@ villagers, ticks and days, who reflects, the calls its recording holds,
 and what its replay wrote (questions asked and refused, statements
 accepted and refused, thoughts and recurrences, night plans, groups
 accepted and refused, rows re-felt and forgotten), with its committed head
-hash; then its refusals by check. A recorded scenario is replayed with the
-replay oracle (no model) into a temporary folder outside the project; a
-world-only one is not run, since nothing in its row needs its events
-(`village replay` checks its head). The figures are counted off the
-replay's events, never typed in, so `make docs` (which writes
+hash; then its refusals by check. The rows are kernel.report.scenarios',
+counted off each recorded scenario's one replay (no model, into a
+temporary folder outside the project), so `make docs` (which writes
 docs/scenarios.md from `--markdown`) stays true after a `make record`.
-This module writes nothing in the project and calls no model.
+This module only parses the command and renders the rows (text or
+Markdown tables, a progress bar on each replay); it counts nothing,
+writes nothing in the project and calls no model.
 """
 
 from __future__ import annotations
 
 import sys
-import tempfile
 import textwrap
-from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Sequence
 
 import click
 from tqdm import tqdm
 
-from kernel import engine
-from kernel import events as ev
 from kernel.cli import CONTEXT
 from kernel.engine import scenario as msc
-from kernel.oracle import make
-from kernel.report.figures import felt
-
-
-@dataclass(frozen=True)
-class Row:
-    """One scenario's line of the table: its files' figures and, if recorded, its replay's."""
-
-    name: str
-    villagers: int
-    ticks: int
-    days: float
-    reflecting: int
-    head: str
-    description: str = ""
-    calls: tuple[int, int] | None = None        # the recording's generate and embed calls
-    counts: dict[str, int] = field(default_factory=dict)
-    refused: tuple[tuple[str, str, int], ...] = ()   # (call, check, refusals)
-    differs: str | None = None                  # why the replay is not the recording, if it is not
-
-
-def count(events: Iterable[ev.Event]) -> tuple[dict[str, int], tuple[tuple[str, str, int], ...]]:
-    """What a run's mind did, counted off its events; and its refusals by call and check."""
-    events = list(events)
-    n = Counter()
-    by: Counter = Counter()
-    for e in events:
-        if isinstance(e, ev.Answered):
-            n[e.purpose] += 1
-        elif isinstance(e, ev.Refusal):
-            n[f"{e.purpose} refused"] += 1
-            call = e.purpose if e.purpose != "night" else "night plan" if e.index == 0 else \
-                "night group"
-            by[(call, e.check)] += 1
-        elif isinstance(e, ev.Thought):
-            n["thoughts"] += 1
-    out = {"questions": n["questions"], "questions refused": n["questions refused"],
-           "statements": n["statement"], "statements refused": n["statement refused"],
-           "thoughts": n["thoughts"], **felt(events)}
-    return out, tuple((call, check, k) for (call, check), k in sorted(by.items()))
-
-
-def _replay(sc: msc.Scenario, where: Path):
-    """The scenario replayed from its recording into `where`: the run's report, and the oracle
-    that read the recording."""
-    oracle = make("replay", replay_from=sc.exemplars)
-    with tqdm(total=sc.ticks, desc=sc.name, unit="tick", file=sys.stderr, leave=False,
-              disable=not sys.stderr.isatty()) as bar:
-        report = engine.run(sc, oracle, where / f"{sc.name}.log", progress=bar.update,
-                            keep_going=True)
-    return report, oracle
-
-
-def row_of(name: str, where: Path) -> Row:
-    """A scenario's row: read off its files, and for a recorded one off its replay into `where`."""
-    sc = msc.load(name)
-    tpd = sc.world.ticks_per_day
-    base = dict(name=sc.name, villagers=len(sc.world.people), ticks=sc.ticks,
-                days=sc.ticks / tpd, reflecting=len(sc.reflecting), head=sc.head_sha256 or "",
-                description=sc.description)
-    if sc.world_only or sc.exemplars is None:
-        return Row(**base)
-    report, oracle = _replay(sc, where)
-    kinds = Counter(c["kind"] for c in oracle.doc["calls"])
-    counts, refused = count([*(e for r in report.rounds for e in r.events),
-                             *(e for n in report.nights for e in n.events)])
-    differs = (f"the replay stopped at tick {report.ticks}: {report.stopped}"
-               if report.stopped is not None else
-               f"the replay's head is {report.head_hex[:16]}" if report.head_hex != sc.head_sha256
-               else None)
-    return Row(**base, calls=(kinds["generate"], kinds["embed"]), counts=counts, refused=refused,
-               differs=differs)
-
+from kernel.report.scenarios import Row, replays, row_of
 
 HEADERS = ("scenario", "villagers", "ticks", "days", "reflect", "recorded", "questions",
            "statements", "thoughts", "nights", "groups", "re-felt", "forgotten", "head")
@@ -172,6 +94,16 @@ def lines(rows: Sequence[Row], markdown: bool) -> list[str]:
     return out
 
 
+def _row(name: str) -> Row:
+    """A scenario's row, with a progress bar on its replay when it has one."""
+    sc = msc.load(name)
+    if not replays(sc):
+        return row_of(sc)
+    with tqdm(total=sc.ticks, desc=sc.name, unit="tick", file=sys.stderr, leave=False,
+              disable=not sys.stderr.isatty()) as bar:
+        return row_of(sc, progress=bar.update)
+
+
 @click.command("scenarios", context_settings=CONTEXT)
 @click.argument("scenarios", nargs=-1)
 @click.option("--markdown", is_flag=True,
@@ -186,8 +118,7 @@ def scenarios_cmd(scenarios: tuple[str, ...], markdown: bool) -> None:
     names = list(scenarios) or msc.committed()
     if not names:
         raise click.ClickException(f"no scenario in {msc.fixtures_dir()}")
-    with tempfile.TemporaryDirectory(prefix="village-scenarios-") as tmp:
-        rows = [row_of(name, Path(tmp)) for name in names]
+    rows = [_row(name) for name in names]
     for x in lines(rows, markdown):
         click.echo(x)
     if any(r.differs is not None for r in rows):

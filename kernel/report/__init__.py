@@ -7,11 +7,12 @@ over a log on disk. `reflection` gives a round's reflections with their
 rankings and verdicts, the seam's refusals of broken statements, the chain
 of thoughts under a depth cap and the settings a reflection runs under;
 `felt` each night and one villager's felt strengths; `figures` the felt
-counts of a run's events; `plots` the series `village plot` draws; `day`
-the `Day` the HTML page shows, which `html` renders through the shipped
-templates. The values they return are `views`'. This package prints
-nothing (the CLI and the templates render) and writes nothing but a
-replay's temporary log.
+counts of a run's events; `plots` the series `village plot` draws;
+`scenarios` each scenario's row of `village scenarios`; `day` the `Day`
+the HTML page shows, which `html` renders through the shipped templates.
+The values they return are `views`'. This package prints nothing (the
+CLI and the templates render) and writes nothing but a replay's
+temporary log.
 """
 
 from kernel.report.reflection import chain, pick, recorded_call, refusals, settings_view

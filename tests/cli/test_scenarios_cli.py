@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from kernel import config
 from kernel.cli import main
-from kernel.cli.scenarios_cmd import count
 from kernel.events import Answered, Refusal, Thought
+from kernel.report.scenarios import count
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 
@@ -81,3 +81,16 @@ def test_docs_scenarios_md_holds_what_village_scenarios_prints_today():
     assert res.exit_code == 0, res.output
     page = (CHECKOUT / "docs" / "scenarios.md").read_text(encoding="utf-8")
     assert page.endswith(res.output), "docs/scenarios.md is stale: run `make docs`"
+
+
+def test_a_rows_counts_folded_as_its_replay_runs_are_those_of_its_rounds_and_nights():
+    from kernel.engine.replay import replay
+    from kernel.engine.scenario import load
+    from kernel.report.scenarios import row_of
+
+    sc = load("day-of-three")
+    report = replay(sc).report
+    row = row_of(sc)
+    assert (row.counts, row.refused) == count([*(e for r in report.rounds for e in r.events),
+                                               *(e for n in report.nights for e in n.events)])
+    assert row.days == 1 and row.differs is None

@@ -181,7 +181,7 @@ def _views():
     from kernel import report
     from kernel.cli.run_cmd import replay_one
     from kernel.report import felt as rf
-    from kernel.report import plots
+    from kernel.report import plots, scenarios
 
     sc = engine.load_scenario("day-of-three")
     scenario = plots.Run(None, sc)
@@ -193,6 +193,7 @@ def _views():
         "the rows plot": lambda tmp: plots.rows(scenario),
         "the strengths plot": lambda tmp: plots.strengths(scenario),
         "the refusals plot": lambda tmp: plots.refusals(scenario),
+        "the scenarios table": lambda tmp: scenarios.row_of(sc),
         "village replay": lambda tmp: replay_one("day-of-three", tmp, echo=lambda *a: None),
     }
 
