@@ -257,7 +257,7 @@ def parent_of(sc: Scenario) -> Scenario:
     name = sc.parent
     if name == sc.name:
         raise ForkError(f"scenario {sc.name} names itself as its parent")
-    parent = msc.load(name, known=(c for _, c in sc.configs))
+    parent = msc.load(name, known=(*(c for _, c in sc.configs), *sc.templates))
     if is_fork(parent):
         raise ForkError(f"scenario {sc.name}'s parent {name} is itself a fork: a fork's parent is "
                         f"a run from tick 0")
