@@ -93,7 +93,8 @@ def fork_settings(parent: Scenario, thought: str | os.PathLike) -> Settings:
                         f"{parent.name}'s run")
     # every config the parent's settings were made of, by what it is, with the thought one replaced
     return msettings.of(thought=config.load(thought, schema="thought"),
-                        **{k: _config(parent, k) for k in ("models", "importance", "embedder")})
+                        **{k: _config(parent, k) for k in ("models", "importance", "embedder")},
+                        templates=parent.templates)
 
 
 def overrides(parent: Scenario, child: Scenario) -> tuple[tuple[str, str], ...]:
