@@ -3,9 +3,9 @@
 
 This module owns reading and checking config files and nothing else: it
 does not know what a world or a model is, only that `NAME.json` is checked
-against `schema/NAME.json`. Schema errors are reported together, each
-with its JSON path, in one line (the first ten and a count of the rest), so
-a user fixes a file in one pass. Files are read as strict JSON: a key given
+against `schema/NAME.json`, each schema read once a process. Schema errors
+are reported together, each with its JSON path, in one line (the first ten
+and a count of the rest), so a user fixes a file in one pass. Files are read as strict JSON: a key given
 twice, NaN or Infinity, a number past its digit bound, nesting past a depth
 bound, bytes that are not UTF-8 and a path that is not a regular file are
 each refused with one line, before any recursive walk can fail.
@@ -13,6 +13,8 @@ each refused with one line, before any recursive walk can fail.
 
 from __future__ import annotations
 
+import copy
+import functools
 import hashlib
 import json
 import math
@@ -193,33 +195,26 @@ class Config:
         return getattr(self.value, k)
 
 
-_ENUMS: dict[str, dict[tuple[str, ...], tuple[str, ...]]] = {}
+@functools.lru_cache(maxsize=64)
+def _schema(path: Path, mtime_ns: int, size: int) -> tuple[dict, jsonstrict.Strict]:
+    # Keyed by the file's resolved path, its mtime and its size: a schema is package data, read
+    # once a process (the checker made from it with it), and a home's edited one is read again.
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    return schema, jsonstrict.Strict(schema)
 
 
-def set_enum(schema: str, where: tuple[str, ...], values: tuple[str, ...]) -> None:
-    """Make the property at `where` (names of nested properties) of `schema` one of `values`.
-
-    A registry (the oracle backends) feeds the schema this way, so the names a
-    config may use are the ones registered, listed in one place.
-    """
-    _ENUMS.setdefault(schema, {})[tuple(where)] = tuple(values)
-
-
-def _with_enums(name: str, schema: dict) -> dict:
-    for where, values in _ENUMS.get(name, {}).items():
-        node = schema
-        for key in where:
-            node = node.setdefault("properties", {}).setdefault(key, {})
-        node["enum"] = list(values)
-    return schema
+def _schema_of(name: str) -> tuple[dict, jsonstrict.Strict]:
+    p = config_file(f"schema/{name}.json")
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        raise ConfigError(f"no schema for config {name!r}: expected configs/schema/{name}.json") from None
+    return _schema(p.resolve(), st.st_mtime_ns, st.st_size)
 
 
 def schema_for(name: str) -> dict:
-    p = config_file(f"schema/{name}.json")
-    try:
-        return _with_enums(name, json.loads(p.read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        raise ConfigError(f"no schema for config {name!r}: expected configs/schema/{name}.json") from None
+    """The schema configs/schema/NAME.json, as a fresh value the caller may change."""
+    return copy.deepcopy(_schema_of(name)[0])
 
 
 def validate(name: str, value: Any, *, source: str | None = None) -> None:
@@ -232,8 +227,7 @@ def validate(name: str, value: Any, *, source: str | None = None) -> None:
     """
     where = source or name
     _shape(value, where)
-    schema = schema_for(name)
-    v = jsonstrict.Strict(schema)
+    v = _schema_of(name)[1]
     errs = sorted(v.iter_errors(value), key=lambda e: (_order(e.absolute_path), e.message))
     if errs:
         shown = "; ".join(f"at {jsonstrict.where(e.absolute_path)}: {_short(e.message)}" for e in errs[:SHOWN])

@@ -18,20 +18,15 @@ _IMPORTANCE = click.option(
          "(a scenario's own, say) [default: the home's].")
 
 
-def _rules(importance: Path | None = None):
-    from kernel.engine import scenario
-
-    name = importance or "importance"
-    return scenario.load_rules(name), scenario.rules_digest(name)
-
-
-def _felt(importance: Path | None = None) -> dict:
-    """The valence table and the world's day, for the felt view: the home's world run under
-    the importance table given, each file read once."""
+def _run_values(importance: Path | None = None) -> dict:
+    """What an index is built under: the importance table (its weights, its digest and its
+    valences) and the world's day, from the home's world run under the importance table
+    given, each file read once."""
     from kernel.engine import scenario
 
     sc = scenario.of_world(importance=importance or "importance")
-    return {"valences": sc.valences, "ticks_per_day": sc.world.ticks_per_day}
+    return {"rules": sc.rules, "rules_digest": sc.rules_digest, "valences": sc.valences,
+            "ticks_per_day": sc.world.ticks_per_day}
 
 
 @click.command("index", context_settings=CONTEXT)
@@ -43,9 +38,9 @@ def index_cmd(log: Path, out: Path | None, importance: Path | None) -> None:
     """Rebuild LOG's DuckDB index (tables memory, events, villagers, meta; view felt) from the log alone."""
     from kernel import store
 
-    rules, digest = _rules(importance)
+    values = _run_values(importance)
     started = time.perf_counter()
-    res = store.build(log, out, rules=rules, rules_digest=digest, **_felt(importance))
+    res = store.build(log, out, **values)
     took = time.perf_counter() - started
     click.echo(f"indexed {log}: {res.ticks} ticks, {res.events} events, {res.memory_rows} memory rows, "
                f"{res.villagers} villagers, head {res.head_hex[:16]}")
@@ -66,8 +61,7 @@ def sql_cmd(log: Path, query: str, importance: Path | None) -> None:
     """
     from kernel import store
 
-    rules, digest = _rules(importance)
-    db, state, built = store.ensure(log, rules=rules, rules_digest=digest, **_felt(importance))
+    db, state, built = store.ensure(log, **_run_values(importance))
     if built is not None:
         click.echo(f"index {state.status} ({state.reason}); rebuilt {db}: "
                    f"{built.memory_rows} memory rows", err=True)

@@ -66,7 +66,9 @@ def for_run(sc: Any, backend: str, *, workers: int | None = None, address: str |
                      record_to=record_to)
     if not b.live:
         return make(backend, sc.models, replay_from=sc.exemplars)
-    live = make(backend, sc.models, accept_digest=accept_digest)
+    # the embedder config the scenario read, so a backend that embeds through it reads no file
+    live = make(backend, sc.models, accept_digest=accept_digest,
+                embedder=dict(sc.configs).get("embedder"))
     try:
         # The pre-flight, before anything is printed or written: every model the run asks
         # for, at its pinned digest, on every host. The oracle keeps each digest it proves,

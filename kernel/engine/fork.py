@@ -93,7 +93,8 @@ def fork_settings(parent: Scenario, thought: str | os.PathLike) -> Settings:
                         f"{parent.name}'s run")
     # every config the parent's settings were made of, by what it is, with the thought one replaced
     return msettings.of(thought=config.load(thought, schema="thought"),
-                        **{k: _config(parent, k) for k in ("models", "importance", "embedder")})
+                        **{k: _config(parent, k) for k in ("models", "importance", "embedder")},
+                        templates=parent.templates)
 
 
 def overrides(parent: Scenario, child: Scenario) -> tuple[tuple[str, str], ...]:
@@ -257,7 +258,7 @@ def parent_of(sc: Scenario) -> Scenario:
     name = sc.parent
     if name == sc.name:
         raise ForkError(f"scenario {sc.name} names itself as its parent")
-    parent = msc.load(name, known=(c for _, c in sc.configs))
+    parent = msc.load(name, known=(*(c for _, c in sc.configs), *sc.templates))
     if is_fork(parent):
         raise ForkError(f"scenario {sc.name}'s parent {name} is itself a fork: a fork's parent is "
                         f"a run from tick 0")

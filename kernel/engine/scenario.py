@@ -8,12 +8,12 @@ shipped configs where the home has none. The recording it replays from
 resolves relative to the project home that holds the scenario. Everything
 is read and checked here, once, before a run creates its log: the typed
 values a run, an index or a report needs (the world, the importance table
-and its valences, the thought settings and the night's) are on the
-`Scenario`, so nothing reads a config file after `load`, and nothing
-outside this module reads the file's raw value. A world run is a scenario
-too: one whose reflect phase has nobody due. This module also finds which
-scenario of the home ran a log (`by_digest`) and writes a scenario.json,
-atomically. It runs nothing.
+and its valences, the thought settings and the night's, the prompt
+templates) are on the `Scenario`, so nothing reads a config file or a
+template after `load`, and nothing outside this module reads the file's
+raw value. A world run is a scenario too: one whose reflect phase has
+nobody due. This module also finds which scenario of the home ran a log
+(`by_digest`) and writes a scenario.json, atomically. It runs nothing.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from kernel.errors import ConfigError, VillageError
 from kernel.laws import felt as lf
 from kernel.laws.importance import Importance
 from kernel.mind import settings as msettings
+from kernel.seam import TemplateFile, template_file
 from kernel.world import config as wconfig
 
 
@@ -56,6 +57,12 @@ class Scenario:
     # every config read to resolve it, loaded and checked, by what it is: what a fork's parent,
     # a fork's settings or a backend read from here instead of from the file again
     configs: tuple[tuple[str, config.Config], ...] = field(repr=False, compare=False, default=())
+
+    @property
+    def templates(self) -> tuple[TemplateFile, ...]:
+        """The prompt templates its runs render, as read when it was resolved (none for a
+        scenario where nobody reflects)."""
+        return () if self.settings is None else self.settings.templates
 
     @property
     def world_only(self) -> bool:
@@ -115,11 +122,15 @@ def committed() -> list[str]:
 
 
 class _Reader:
-    """Loads each config once by its resolved path (and schema): a fork's parent is resolved
-    with the configs the fork already read, the home's importance, models and embedder."""
+    """Loads each config once by its resolved path (and schema), and the prompt templates once:
+    a fork's parent is resolved with the configs the fork already read (the home's importance,
+    models and embedder) and the templates it read."""
 
-    def __init__(self, known: Iterable[config.Config] = ()):
-        self._got = {(c.path.resolve(), c.name): c for c in known}
+    def __init__(self, known: Iterable[config.Config | TemplateFile] = ()):
+        known = list(known)
+        self._got = {(c.path.resolve(), c.name): c for c in known
+                     if isinstance(c, config.Config)}
+        self._templates = {c.path.resolve(): c for c in known if isinstance(c, TemplateFile)}
 
     def __call__(self, path: Path, schema: str) -> config.Config:
         key = (Path(path).resolve(), schema)
@@ -127,10 +138,21 @@ class _Reader:
             self._got[key] = config.load(path, schema=schema)
         return self._got[key]
 
+    def templates(self) -> tuple[TemplateFile, ...]:
+        """The templates a run renders (msettings.TEMPLATES), those known not read again."""
+        out = []
+        for name in msettings.TEMPLATES:
+            p = config.config_file(name).resolve()
+            if p not in self._templates:
+                self._templates[p] = template_file(name)
+            out.append(self._templates[p])
+        return tuple(out)
 
-def load(name_or_path: str | os.PathLike, *, known: Iterable[config.Config] = ()) -> Scenario:
+
+def load(name_or_path: str | os.PathLike, *,
+         known: Iterable[config.Config | TemplateFile] = ()) -> Scenario:
     """Read, check and resolve a scenario; every file it names is loaded here, once (a config
-    among `known`, already loaded, is not read again)."""
+    or a template among `known`, already read, is not read again)."""
     read = _Reader(known)
     folder = find(name_or_path)
     sc = read(folder / "scenario.json", "scenario")
@@ -163,7 +185,7 @@ def load(name_or_path: str | os.PathLike, *, known: Iterable[config.Config] = ()
         paths = {"thought": own("thought", "thought"), "models": own("models", "models"),
                  "embedder": config.config_file("embedder.json")}
         got = {k: read(p, k) for k, p in paths.items()}
-        settings = msettings.of(**got, importance=imp)
+        settings = msettings.of(**got, importance=imp, templates=read.templates())
         night = msettings.night_of(got["thought"])
         configs += got.items()
     ex = v.get("exemplars")

@@ -206,7 +206,7 @@ def _ask_plans(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequenc
             continue
         rows = [m for m in streams.get(d.villager, ()) if m.id in ids]
         shown = recent(rows, now, ns.shown)
-        prompt = render(NIGHT, name=d.name, memories=shown)
+        prompt = render(st.template(NIGHT), name=d.name, memories=shown)
         p = Plan(villager=d.villager, name=d.name, now=now, seed=now + d.villager, shown=shown,
                  prompt=prompt)
         p.said = oracle.generate(calls.ask(st, "night", prompt, schema, p.seed, limit=ns.limit))

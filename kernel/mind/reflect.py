@@ -188,7 +188,7 @@ def _ask_questions(now: int, due: Sequence[Due], rows: _Rows, oracle,
     refl: list[Reflection] = []
     for d in due:
         window = laws.recent(rows.live[d.villager], now, st.recent)
-        prompt = render(QUESTIONS, name=d.name, memories=window, count=st.questions)
+        prompt = render(st.template(QUESTIONS), name=d.name, memories=window, count=st.questions)
         refl.append(Reflection(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
                                rows=len(rows.live[d.villager]), window=window, prompt=prompt))
     asking = [r for r in refl if r.window]
@@ -252,7 +252,7 @@ def _rank_and_state(now: int, refl: Sequence[Reflection], rows: _Rows, seen: _Se
             s.ranked = laws.rank(now, live, mat, seen.questions[qi], st.retrieval, felt=now_felt,
                                  columns=columns, squares=squares)
             qi += 1
-            s.prompt = render(STATEMENT, name=r.name, question=q,
+            s.prompt = render(st.template(STATEMENT), name=r.name, question=q,
                               memories=[x.memory for x in s.ranked])
             asks.append(calls.ask(st, "statement", s.prompt, DRAWN_SCHEMA, r.seed))
             r.statements.append(s)

@@ -12,7 +12,9 @@ A digest covers what decides a prompt or an answer: every value of the
 thought and importance files, the models and embedder files without what
 only says where or how fast a model runs (the Ollama host, `timeout_s`,
 `keep_alive`, thread counts, the Ollama set-up notes), and the bytes of
-the three templates: questions, statement and the night's plan. Moving a
+the three templates: questions, statement and the night's plan, which the
+settings carry as they were read, so a round renders from them and never
+opens a template file again. Moving a
 server or giving a run more threads leaves a recording's header as it
 was; changing a model, a pin, a number the round reads or a word of a
 template does not.
@@ -26,8 +28,12 @@ from typing import Any
 
 from kernel import config, laws
 from kernel.laws.importance import Importance
-from kernel.seam import QUESTIONS, STATEMENT, template_file
+from kernel.seam import QUESTIONS, STATEMENT, TemplateFile, template_file
+from kernel.seam.errors import TemplateError
 from kernel.seam.plan import NIGHT
+
+TEMPLATES = (QUESTIONS, STATEMENT, NIGHT)
+"""The templates a run renders: a reflection's two, then the night's plan."""
 
 # Where a model runs and how fast, never what it answers: left out of the digests.
 MODELS_ASIDE = (("timeout_s",), ("keep_alive",), ("llamacpp", "threads"), ("ollama", "host"),
@@ -61,6 +67,14 @@ class Settings:
     context: int
     temperature: float
     digests: tuple[tuple[str, str], ...]   # the digest of each file read, by what it is
+    templates: tuple[TemplateFile, ...]    # the TEMPLATES as read once, in that order
+
+    def template(self, name: str) -> TemplateFile:
+        """The template `name` (one of TEMPLATES) as these settings read it."""
+        for tf in self.templates:
+            if tf.name == name:
+                return tf
+        raise TemplateError(f"no template {name!r} among {', '.join(t.name for t in self.templates)}")
 
     @property
     def models(self) -> tuple[str, str]:
@@ -91,10 +105,21 @@ def load(thought: str | os.PathLike = "thought", models: str | os.PathLike = "mo
               embedder=config.load(embedder, schema="embedder"))
 
 
+def read_templates() -> tuple[TemplateFile, ...]:
+    """The TEMPLATES, each read once, in order."""
+    return tuple(template_file(n) for n in TEMPLATES)
+
+
 def of(*, thought: config.Config, models: config.Config, importance: config.Config,
-       embedder: config.Config) -> Settings:
-    """The settings of four configs already loaded and checked (a scenario's, read once)."""
+       embedder: config.Config, templates: tuple[TemplateFile, ...] | None = None) -> Settings:
+    """The settings of four configs already loaded and checked (a scenario's, read once) and
+    the templates already read (`read_templates`; read here when None)."""
     t, m, e, imp = thought, models, embedder, importance
+    tfs = read_templates() if templates is None else tuple(templates)
+    if tuple(tf.name for tf in tfs) != TEMPLATES:
+        raise TemplateError(f"Expected the templates {TEMPLATES!r} in that order but got "
+                         f"{tuple(tf.name for tf in tfs)!r}")
+    by = {tf.name: tf for tf in tfs}
     r = t.value.reflection
     table = Importance.from_value(imp.value)
     return Settings(
@@ -107,10 +132,11 @@ def of(*, thought: config.Config, models: config.Config, importance: config.Conf
         digests=(("embedder", config.digest(without(e.value, EMBEDDER_ASIDE))),
                  ("importance", imp.digest),
                  ("models", config.digest(without(m.value, MODELS_ASIDE))),
-                 ("night", template_file(NIGHT).sha256),
-                 ("questions", template_file(QUESTIONS).sha256),
-                 ("statement", template_file(STATEMENT).sha256),
+                 ("night", by[NIGHT].sha256),
+                 ("questions", by[QUESTIONS].sha256),
+                 ("statement", by[STATEMENT].sha256),
                  ("thought", t.digest)),
+        templates=tfs,
     )
 
 

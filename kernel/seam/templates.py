@@ -1,6 +1,8 @@
 """Prompt templates: the files in configs/ rendered to exact bytes with a sha256.
 
 This module owns reading `configs/*.tmpl` and rendering them with jinja2. A
+template is read once (`template_file`) and rendered from what was read: a
+run's settings carry the three it renders, so no rendering opens a file. A
 rendering is a function of the template file and the data handed in and of
 nothing else, so two renderings of the same data are the same bytes and the
 sha256 over them is what a recording is checked against. A memory reaches a
@@ -137,14 +139,16 @@ def _memories(ms: Iterable[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def render(template_name: str, **data: Any) -> Rendered:
-    """Render `configs/TEMPLATE_NAME` with `data` to UTF-8 bytes and their sha256.
+def render(template: str | TemplateFile, **data: Any) -> Rendered:
+    """Render a template with `data` to UTF-8 bytes and their sha256: `template` is one read
+    already (a `TemplateFile`, as a run's settings carry it), or the name of one in configs/,
+    read here.
 
     Variables: `name`, `memories` (each reduced to `id` and `text`), `count`
     (questions), `question` (statement). A variable the template uses and the
     call does not give is a `TemplateError` naming the template and the key.
     """
-    tf = template_file(template_name)
+    tf = template if isinstance(template, TemplateFile) else template_file(template)
     tmpl, needs = _compile(tf.name, tf.sha256, tf.text)
     missing = sorted(needs - data.keys())
     if missing:

@@ -24,8 +24,6 @@ from typing import Any
 from kernel import config
 from kernel.engine import scenario as msc
 from kernel.errors import ConfigError, VillageError
-from kernel.seam import QUESTIONS, STATEMENT
-from kernel.seam.plan import NIGHT
 
 NO_HEAD = "0" * 64
 """The head hash a planned run's scenario.json carries until it has run (the schema asks for one)."""
@@ -135,23 +133,18 @@ def plans(spec: Spec) -> list[Plan]:
 
 
 def _resolve(name: str, spec: Spec) -> dict[str, Any]:
-    """The values a scenario's runs start from, every file it reads found and checked once."""
+    """The values a scenario's runs start from: the files the scenario read and checked when
+    it was loaded (its configs and templates), none read again."""
     sc = msc.load(_find(name, spec))
-    files = dict(sc.files)
-    value = {"raw": config.read_json(sc.folder / "scenario.json"), "ticks": sc.ticks, "world": config.read_json(files["world"]),
-             "importance": config.read_json(files["importance"])}
+    got = {k: config.thaw(c.value) for k, c in sc.configs}
+    value = {"raw": got["scenario"], "ticks": sc.ticks, "world": got["world"],
+             "importance": got["importance"]}
     if not sc.world_only:
-        value["thought"] = config.read_json(files["thought"])
-        value["models"] = config.read_json(files["models"])
-        # the sentence embedder's config, where the kernel has one: a run's home carries it
-        emb = files.get("embedder") or config.config_file("embedder.json")
-        if Path(emb).is_file():
-            value["embedder"] = config.read_json(emb)
-        value["templates"] = {}
-        from kernel.seam import template_file
-        for t in (QUESTIONS, STATEMENT, NIGHT):
-            tf = template_file(t)
-            value["templates"][tf.name] = tf.bytes
+        value["thought"] = got["thought"]
+        value["models"] = got["models"]
+        # the sentence embedder's config: a run's home carries it
+        value["embedder"] = got["embedder"]
+        value["templates"] = {tf.name: tf.bytes for tf in sc.templates}
     return value
 
 

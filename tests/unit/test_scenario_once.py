@@ -1,7 +1,8 @@
 """A scenario is resolved once, and every run goes through the engine's one entry.
 
-One `village run` reads each config file once (the counts are of files
-opened, whichever reader opens them); the felt projection and the night
+One `village run` reads each config file, prompt template and schema once
+(the counts are of files opened, whichever reader opens them), and
+`village index` reads the importance table once; the felt projection and the night
 read the scenario's values, never its files; a plain scenario and a forked
 one both go through kernel.engine.start, with their options as one value;
 and the tick loop does not import the fork. A scenario.json is written
@@ -31,13 +32,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _config_files() -> set[Path]:
-    """What counts as a config file: the JSON files in the home's configs/ and in its scenarios'
-    folders. A schema is read by kernel.config for each file it checks, a prompt template by
-    each rendering (kernel.seam), and a recording is not a config: none is counted here."""
+    """What counts as a config file: the JSON files in the home's configs/ (its schemas among
+    them), its prompt templates, and the JSON files in its scenarios' folders. A recording is
+    not a config: none is counted here."""
     homes = (config.configs_dir().resolve(), msc.fixtures_dir().resolve())
-    schemas = (config.configs_dir() / "schema").resolve()
-    return {p.resolve() for d in homes for p in d.rglob("*.json")
-            if schemas not in p.resolve().parents}
+    return {p.resolve() for d in homes for pattern in ("*.json", "*.tmpl") for p in d.rglob(pattern)}
 
 
 @pytest.fixture
@@ -69,6 +68,7 @@ def opened(monkeypatch):
 
 @pytest.mark.parametrize("name", ["day-of-three", "five-days-of-halla-cap-1"])
 def test_one_village_run_reads_each_config_file_once(opened, tmp_path, name):
+    config._schema.cache_clear()   # a schema is read once a process: this run is the process
     res = CliRunner().invoke(main, ["run", name, "--oracle", "replay",
                                     "--out", str(tmp_path / "run.log")])
     assert res.exit_code == 0, res.output
@@ -79,10 +79,27 @@ def test_one_village_run_reads_each_config_file_once(opened, tmp_path, name):
     read = {p: n for p, n in during.items() if p in files}
     # the run read the configs it runs under (a fork's and its parent's): their own and the home's
     for s in runs:
-        for what, path in (("scenario", s.folder / "scenario.json"), *s.files):
+        for what, path in (("scenario", s.folder / "scenario.json"), *s.files,
+                           *((tf.name, tf.path) for tf in s.templates)):
             assert read.get(path.resolve()) == 1, (s.name, what, read)
+    schemas = {p for p in read if p.parent == (config.configs_dir() / "schema").resolve()}
+    assert {p.stem for p in schemas} >= {"scenario", "world", "importance"}, schemas
     twice = {str(p): n for p, n in read.items() if n > 1}
-    assert twice == {}, f"config files read more than once in one village run: {twice}"
+    assert twice == {}, f"config files, templates or schemas read more than once in one " \
+                        f"village run: {twice}"
+
+
+def test_one_village_index_reads_the_importance_table_once(opened, tmp_path):
+    out = tmp_path / "run.log"
+    res = CliRunner().invoke(main, ["run", "village-day", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    opened.clear()
+    res = CliRunner().invoke(main, ["index", str(out), "--out", str(tmp_path / "run.duckdb")])
+    assert res.exit_code == 0, res.output
+    importance = config.config_file("importance.json").resolve()
+    assert opened[importance] == 1, {str(p): n for p, n in opened.items() if p.suffix == ".json"}
+    twice = {str(p): n for p, n in opened.items() if n > 1 and p in _config_files()}
+    assert twice == {}, f"config files read more than once in one village index: {twice}"
 
 
 def test_the_felt_memory_and_the_night_of_a_scenario_are_read_when_it_is_loaded(monkeypatch):
@@ -167,3 +184,15 @@ def test_a_scenario_file_that_breaks_its_schema_is_refused_before_it_is_written(
     with pytest.raises(ConfigError, match="scenario"):
         msc.write(tmp_path, {"name": "x"})
     assert not (tmp_path / "scenario.json").exists()
+
+
+def test_a_replay_oracle_made_without_a_models_config_reads_none(monkeypatch):
+    from kernel.oracle import ReplayOracle, make
+
+    sc = engine.load_scenario("day-of-three")
+
+    def no_reading(*a, **k):
+        raise AssertionError(f"a config was read to make a replay: {a}")
+
+    monkeypatch.setattr(config, "load", no_reading)
+    assert isinstance(make("replay", replay_from=sc.exemplars), ReplayOracle)
