@@ -34,7 +34,7 @@ LAYERS: dict[str, int] = {
     "kernel.log": 2,          # the append-only hash-chained log of events
     "kernel.world": 2,        # the world's own step, drawn from its seeded generator
     "kernel.oracle": 2,       # the model interface and its backends
-    "kernel.project": 2,      # where a project's files are, from its config
+    "kernel.project": 2,      # what `village init` writes: a new project, from the shipped files
     "kernel.mind": 3,         # a villager's reflection, night and felt book: laws, seam, oracle
     "kernel.cluster": 3,      # a pool of oracles over Ray: an oracle made of oracles
     "kernel.compare": 3,      # the difference of two logs
@@ -45,9 +45,9 @@ LAYERS: dict[str, int] = {
     "kernel.sweep": 6,        # many runs over a grid of settings, and their table
     "kernel.cli": 7,          # the command line: parses and renders, the top of the house
 }
-# Planned and held to already: the felt book moves from engine/ to mind/, so no module of mind
-# imports the engine (not even for a type), and engine/scenario.py stops importing the oracle
-# package (its config schema no longer needs the registry's side effect).
+# Held to: the felt book is the mind's (mind/felt.py), so no module of mind imports the engine
+# (not even for a type), and engine/scenario.py does not import the oracle package (registering
+# a backend patches no config schema).
 
 LIMIT_DEF = 80
 LIMIT_CLASS = 300
