@@ -116,7 +116,9 @@ def _save_as(name: str, p, report, recording: Path | None, label: dict | None,
               help="Record the fork's calls from T on (live backends only): into "
                    "exemplars/NAME.json with --save-as, else beside the new log.")
 @click.option("--save-as", "save_as", default=None,
-              help="Write the fork as a scenario of the home, fixtures/NAME, with its head hash.")
+              help="Write the fork as a scenario of the home, fixtures/NAME, with its head hash "
+                   "(RUN is a scenario's run; where villagers reflect, with --record or "
+                   "--exemplars).")
 @click.option("--accept-digest", is_flag=True, help="Run a model whose digest is not the pinned one.")
 @click.option("--out", type=click.Path(dir_okay=False), required=True, help="The fork's new log.")
 def fork_cmd(run: str, at: int, thought: str | None, world: str | None, scenario: str | None,
