@@ -24,6 +24,36 @@ def _bar(total: int):
                 disable=not sys.stderr.isatty())
 
 
+def _saveable(name: str, p, run: str, record: bool, exemplars: str | None) -> Path | None:
+    """Refuse, before anything is written, a fork `--save-as NAME` could not save as a scenario
+    that replays; the recording the saved scenario names when it is not the one --record makes.
+
+    A saved fork replays its parent's recording to T and its own from T: so its parent is a
+    scenario of the home, and a fork whose villagers reflect after T names a recording that
+    starts at T (--record's, or --exemplars'). The parent's recording read on past T is no
+    such file, and naming it would make `village replay` of the home fail.
+    """
+    folder = config.home() / "fixtures" / name
+    if folder.exists():
+        raise VillageError(f"{folder} already exists: a fork is saved as a new scenario")
+    if p.parent.folder is None:
+        raise VillageError(f"--save-as {name}: {run} is a run of the home's own configs, which "
+                           f"is no scenario, and a saved fork replays from its parent scenario: "
+                           f"fork a scenario's log, or leave out --save-as")
+    if record or p.child.world_only:
+        return None
+    if exemplars is None:
+        raise VillageError(f"--save-as {name} without --record: the fork's calls from tick "
+                           f"{p.at} on are read off the parent's recording past {p.at}, which a "
+                           f"scenario cannot name; record them (--record with a live --oracle), "
+                           f"or give the fork's own recording with --exemplars")
+    rec = Path(exemplars).resolve()
+    if not rec.is_relative_to(config.home().resolve()):
+        raise VillageError(f"--save-as {name}: the recording {exemplars} is outside the home "
+                           f"{config.home()}, and a scenario names its recording inside it")
+    return rec
+
+
 def _save_as(name: str, p, report, recording: Path | None, label: dict | None,
              thought: str | None, world: str | None) -> Path:
     """Write the fork as a scenario of the home: fixtures/NAME, beside its parent."""
@@ -31,8 +61,6 @@ def _save_as(name: str, p, report, recording: Path | None, label: dict | None,
     from kernel.engine.fork import _world_file
 
     folder = config.home() / "fixtures" / name
-    if folder.exists():
-        raise VillageError(f"{folder} already exists: a fork is saved as a new scenario")
     folder.mkdir(parents=True)
     shutil.copyfile(world if world is not None else _world_file(p.parent), folder / "world.json")
     v = {"name": name,
@@ -88,7 +116,9 @@ def _save_as(name: str, p, report, recording: Path | None, label: dict | None,
               help="Record the fork's calls from T on (live backends only): into "
                    "exemplars/NAME.json with --save-as, else beside the new log.")
 @click.option("--save-as", "save_as", default=None,
-              help="Write the fork as a scenario of the home, fixtures/NAME, with its head hash.")
+              help="Write the fork as a scenario of the home, fixtures/NAME, with its head hash "
+                   "(RUN is a scenario's run; where villagers reflect, with --record or "
+                   "--exemplars).")
 @click.option("--accept-digest", is_flag=True, help="Run a model whose digest is not the pinned one.")
 @click.option("--out", type=click.Path(dir_okay=False), required=True, help="The fork's new log.")
 def fork_cmd(run: str, at: int, thought: str | None, world: str | None, scenario: str | None,
@@ -116,8 +146,8 @@ def fork_cmd(run: str, at: int, thought: str | None, world: str | None, scenario
                            f"another path)")
     p = fork.plan(run, at, thought=thought, world=world, scenario=scenario, ticks=ticks,
                   parent_recording=parent_exemplars)
+    recording = None if save_as is None else _saveable(save_as, p, run, record, exemplars)
     prefix = fork.prefix_oracle(p)
-    recording = None
     if p.child.world_only:
         oracle = None
     elif not live:
@@ -149,15 +179,29 @@ def fork_cmd(run: str, at: int, thought: str | None, world: str | None, scenario
                f"tick {p.at - 1} {report.parent_chain[:16]}")
     click.echo(f"  {report.ticks} ticks, {report.events} events, {report.thoughts} thoughts "
                f"written; head {report.head_hex}")
-    label = None
-    if record:
-        oracle.save()
-        label = {"backend": backend, "models": oracle.document()["models"]}
-        click.echo(f"  recorded {oracle.calls} calls and {oracle.embeddings} embeddings from tick "
-                   f"{p.at} on to {recording}")
-    if save_as is not None:
-        folder = _save_as(save_as, p, report, recording, label, thought, world)
-        click.echo(f"  saved as scenario {save_as}: {folder / 'scenario.json'}")
+    try:
+        label = None
+        if record:
+            oracle.save()
+            label = {"backend": backend, "models": oracle.document()["models"]}
+            click.echo(f"  recorded {oracle.calls} calls and {oracle.embeddings} embeddings from "
+                       f"tick {p.at} on to {recording}")
+        if save_as is not None:
+            folder = _save_as(save_as, p, report, recording, label, thought, world)
+            click.echo(f"  saved as scenario {save_as}: {folder / 'scenario.json'}")
+    except BaseException:
+        # a fork that fails leaves nothing it wrote: no log, no recording, no half a scenario
+        _undo(out, recording if record else None,
+              config.home() / "fixtures" / save_as if save_as else None)
+        raise
+
+
+def _undo(out: str, recording: Path | None, folder: Path | None) -> None:
+    Path(out).unlink(missing_ok=True)
+    if recording is not None:
+        recording.unlink(missing_ok=True)
+    if folder is not None and folder.is_dir():
+        shutil.rmtree(folder)
 
 
 COMMANDS = (fork_cmd,)

@@ -13,7 +13,9 @@ value at tick T-1, `fork_at` and the digests of the configs it changed; the
 header of a run that is not a fork does not change. A forked scenario
 (`parent` and `fork_at` in its scenario.json) replays from the parent's
 recording up to T and from its own after: `kernel.engine.start` hands it
-here, with the run's options (`RunOptions`) as one value.
+here, with the run's options (`RunOptions`) as one value. A fork that fails
+leaves no log: its first T ticks are its parent's, and a fork cut short is a
+run of nothing.
 
 This module owns rebuilding the state at T and the loop of a fork; the
 order of a tick is kernel.engine.run's, the state the projections', and
@@ -81,7 +83,9 @@ def _config(sc: Scenario, what: str) -> config.Config:
 
 
 def _world_file(sc: Scenario) -> Path:
-    return dict(sc.files)["world"]
+    """The file `sc`'s world config was read from (the home's own for a world run, which names
+    no files but the rules)."""
+    return Path(_config(sc, "world").path)
 
 
 def fork_settings(parent: Scenario, thought: str | os.PathLike) -> Settings:
@@ -163,15 +167,22 @@ def run_fork(parent: Scenario, child: Scenario, at: int, out: str | os.PathLike,
     log = LogWriter.create(out, config_digest=child.header_digest, seed=child.world.seed,
                            ticks_per_day=child.world.ticks_per_day, fork=header,
                            commit_every=options.commit_every)
-    with writing(log, out, report):
-        for t, events, ts in frames:
-            log.append(t, events)
-            account(report, events, ts, options)
-        del frames
-        # From T on: the fork's configs and its oracle.
-        en.go_on(child, options.settings or child.settings, oracle)
-        drive(en, log, range(at, n), report, options)
-        report.head_hex = log.head.hex()
+    try:
+        with writing(log, out, report):
+            for t, events, ts in frames:
+                log.append(t, events)
+                account(report, events, ts, options)
+            del frames
+            # From T on: the fork's configs and its oracle.
+            en.go_on(child, options.settings or child.settings, oracle)
+            drive(en, log, range(at, n), report, options)
+            report.head_hex = log.head.hex()
+    except BaseException:
+        # A run that fails keeps the ticks it wrote, a log that verifies as far as it goes; a
+        # fork's first T ticks are its parent's, and a fork cut short is no run of its settings,
+        # so nothing of it is left.
+        Path(out).unlink(missing_ok=True)
+        raise
     report.bytes = Path(out).stat().st_size
     report.rows = {p.id: 0 for p in child.world.people} | en.memory.counts()
     return report

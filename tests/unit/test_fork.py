@@ -142,6 +142,15 @@ def test_a_parent_log_the_configs_do_not_give_is_refused(often, parent_log, tmp_
     assert not (tmp_path / "f.log").exists()
 
 
+def test_a_fork_that_fails_after_its_first_ticks_are_written_leaves_no_log(
+        often, parent_log, tmp_path):
+    from kernel.errors import OracleError
+    out = tmp_path / "f.log"
+    with pytest.raises(OracleError, match="the script has 0 answers"):
+        fork_of(often, parent_log, 1200, out, oracle=ScriptedOracle([]))
+    assert not out.exists()
+
+
 @pytest.fixture(scope="module")
 def world_log(tmp_path_factory):
     p = tmp_path_factory.mktemp("world") / "vd.log"
