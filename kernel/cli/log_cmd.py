@@ -8,7 +8,7 @@ import sys
 import click
 
 from kernel import log as vlog
-from kernel.cli import CONTEXT
+from kernel.cli import CONTEXT, one_line
 from kernel.errors import LogCorrupt
 
 
@@ -91,18 +91,27 @@ def _fmt(v) -> str:
 
 
 @log_group.command("show", context_settings=CONTEXT)
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path())      # a folder is refused by the reader, in one line
 @click.option("--from-tick", "from_tick", type=click.IntRange(min=0), default=None,
               help="Start at this tick.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Print at most N events.")
 def show_cmd(path: str, from_tick: int | None, limit: int | None) -> None:
-    """Print the log's events one per line: tick, kind, fields."""
+    """Print the log's events one per line: tick, kind, fields.
+
+    A file that is not a whole log (empty, only the magic, cut inside its
+    header, damaged, a folder or a FIFO) is one line and exit 1, as for verify.
+    """
     n = 0
-    for tick, e in vlog.read_events(path, from_tick=from_tick):
-        click.echo(_line(tick, e))
-        n += 1
-        if limit is not None and n >= limit:
-            break
+    try:
+        for tick, e in vlog.read_events(path, from_tick=from_tick):
+            click.echo(_line(tick, e))
+            n += 1
+            if limit is not None and n >= limit:
+                break
+    except LogCorrupt as e:
+        # The first line verify gives for the same damage; where it is, the line says already.
+        click.echo(f"village: {path}: {one_line(e)}", err=True)
+        sys.exit(1)
 
 
 COMMANDS = (log_group,)

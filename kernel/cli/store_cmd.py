@@ -60,7 +60,9 @@ def sql_cmd(log: Path, query: str, importance: Path | None) -> None:
     intensity, valence, stored, last_felt, felt_now, forgotten_at, absorbed_into, refelt_count).
     """
     from kernel import store
+    from kernel.store.query import reads
 
+    reads(query)     # a statement that is not a read is refused before the index is built
     db, state, built = store.ensure(log, **_run_values(importance))
     if built is not None:
         click.echo(f"index {state.status} ({state.reason}); rebuilt {db}: "

@@ -247,11 +247,18 @@ def _unreadable(path: str | os.PathLike, e: OSError) -> LogError:
     return LogError(f"cannot read {path}: {e.strerror or e}")
 
 
+def _no_header(path: str | os.PathLike) -> LogError:
+    # The one line every reader gives for a file with no whole header frame.
+    return LogError(f"{path} has no header frame: it is empty or was cut off while being created")
+
+
 def read_ticks(path: str | os.PathLike, *, from_tick: int | None = None) -> Iterator[Tick]:
     """Every tick frame of a log in order (from `from_tick` on), checking the chain as it goes.
 
     A torn tail ends the read quietly at the last whole frame (a writer may be
-    mid-append); damage raises LogCorrupt.
+    mid-append); damage raises LogCorrupt. A file with no whole header frame
+    (empty, only the magic, or cut inside frame 0) is refused with the line
+    `verify` gives it, never read as a log of no ticks.
     """
     with _open_read(path) as fh:
         walk = _Walk(fh)
@@ -261,6 +268,8 @@ def read_ticks(path: str | os.PathLike, *, from_tick: int | None = None) -> Iter
             try:
                 fr = next(frames)
             except StopIteration:
+                if walk.tail.frames == 0:
+                    raise _no_header(path) from None
                 return
             except OSError as e:
                 raise _unreadable(path, e) from None
@@ -290,7 +299,7 @@ def read_header(path: str | os.PathLike) -> Header:
                 return _header(fr)
         except OSError as e:
             raise _unreadable(path, e) from None
-    raise LogError(f"{path} has no header frame: it is empty or was cut off while being created")
+    raise _no_header(path)
 
 
 def fold(items: Iterable[Any], step: Callable[[S, Any], S], state: S) -> S:
@@ -330,7 +339,7 @@ def verify(path: str | os.PathLike, *, deep: bool = True, use_native: bool = Tru
         except OSError as e:
             raise _unreadable(path, e) from None
     if c.header is None:
-        raise LogError(f"{path} has no header frame: it is empty or was cut off while being created")
+        raise _no_header(path)
     return Summary(header=c.header, frames=tail.frames, ticks=c.ticks, events=c.events,
                    bytes=tail.offset, head=tail.head, first_tick=c.first, last_tick=c.last, tail=tail)
 

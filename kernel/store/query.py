@@ -5,12 +5,16 @@ log and never changes it (a change would be lost at the next rebuild,
 and would be a lie until then). Read-only is not enough on its own: DuckDB
 reads and writes any file through COPY, read_text, ATTACH and extensions.
 So external access is turned off and the configuration locked before the
-user's SQL runs, and no statement can reach outside the index.
+user's SQL runs, and no statement can reach outside the index. And a read
+is allowed, not a list of writes refused: DuckDB's own parser types every
+statement, and only a SELECT (or an EXPLAIN of one) runs; CHECKPOINT,
+PRAGMA, SET, COPY and whatever kind DuckDB adds next are refused unrun.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from numbers import Number
 from pathlib import Path
@@ -66,18 +70,87 @@ def connect(db_path: str | os.PathLike) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def query(db_path: str | os.PathLike, sql: str) -> Result:
-    """Run `sql` on the index at `db_path`, read-only and sandboxed, and fetch every row."""
+# What SQL over a run may run: reads. Every other kind of statement is refused by its type.
+READS = frozenset({duckdb.StatementType.SELECT})
+_EXPLAIN = re.compile(r"\s*EXPLAIN\s+(?:ANALYZE\s+)?(.*)", re.IGNORECASE | re.DOTALL)
+_EXAMPLE = "e.g. \"SELECT count(*) FROM memory\""
+
+
+def _refused(kind: str, text: str) -> QueryError:
+    said = repr(" ".join(text.split())[:60])
+    what = (f"a{'n' if kind[0] in 'AEIOU' else ''} {kind} statement ({said})" if kind.isupper()
+            else f"a statement of {kind} ({said})")
+    rule = ("SQL over a run reads its index and nothing else: only SELECT, or EXPLAIN of a "
+            "SELECT, runs on its read-only connection")
+    if kind == "SET":   # a setting: say too that the configuration is locked against it
+        return QueryError(f"the query did not run: the configuration has been locked, and {rule}; "
+                          f"this is {what}")
+    return QueryError(f"the query was refused: {rule}; this is {what}")
+
+
+def _parse(con: duckdb.DuckDBPyConnection, sql: str) -> list:
+    try:
+        return con.extract_statements(sql)
+    except duckdb.Error as e:
+        raise QueryError(f"the query did not run: {_first_line(e)}") from None
+
+
+def _type(st):
+    """The statement's type, or None for a kind this duckdb module has no name for."""
+    try:
+        return st.type
+    except ValueError:
+        return None
+
+
+def _explained_read(con: duckdb.DuckDBPyConnection, text: str) -> bool:
+    """Whether an EXPLAIN statement explains exactly one SELECT (checked by parsing what follows)."""
+    m = _EXPLAIN.fullmatch(text)
+    if m is None:
+        return False
+    try:
+        inner = con.extract_statements(m.group(1))
+    except (duckdb.Error, ValueError):
+        return False
+    return len(inner) == 1 and _type(inner[0]) in READS
+
+
+def reads(sql: str, con: duckdb.DuckDBPyConnection | None = None) -> list:
+    """The statements of `sql`, each a read, or one QueryError naming the first that is not."""
     if not isinstance(sql, str) or not sql.strip().strip(";").strip():
-        raise QueryError(f"the query is empty ({sql!r}): give one SQL statement, "
-                         f"e.g. \"SELECT count(*) FROM memory\"")
+        raise QueryError(f"the query is empty ({sql!r}): give one SQL statement, {_EXAMPLE}")
+    own = con is None
+    con = duckdb.connect(":memory:", config=dict(SANDBOX)) if own else con
+    try:
+        statements = _parse(con, sql)
+        if not statements:
+            raise QueryError(f"the query holds no SQL statement ({sql[:80]!r}): give one, {_EXAMPLE}")
+        for st in statements:
+            kind = _type(st)
+            if kind in READS:
+                continue
+            if kind == duckdb.StatementType.EXPLAIN and _explained_read(con, st.query):
+                continue
+            raise _refused("a kind this duckdb has no name for" if kind is None else kind.name, st.query)
+        return statements
+    finally:
+        if own:
+            con.close()
+
+
+def query(db_path: str | os.PathLike, sql: str) -> Result:
+    """Run `sql` on the index at `db_path`, read-only and sandboxed, and fetch every row.
+
+    Only reads run (see `reads`); each statement runs as DuckDB's parser gave
+    it, so what runs is what was checked.
+    """
+    reads(sql)                  # refused before the index is opened, as before it is built
     con = connect(db_path)
     try:
-        cur = con.execute(sql)
-        if cur is None:
-            raise QueryError(f"the query holds no SQL statement ({sql[:80]!r}): give one, "
-                             f"e.g. \"SELECT count(*) FROM memory\"")
-        if cur.description is None:
+        cur = None
+        for st in reads(sql, con):
+            cur = con.execute(st)
+        if cur is None or cur.description is None:
             return Result((), ())
         cols = tuple(d[0] for d in cur.description)
         return Result(cols, tuple(tuple(r) for r in cur.fetchall()))

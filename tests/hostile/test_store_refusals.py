@@ -1,10 +1,14 @@
 """The index and SQL over it, refused at the library: no statement reaches outside the index,
-and no index path ever lands on a log."""
+and no index path ever lands on a log; and `village sql`, run as a user runs it, runs only reads."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -91,3 +95,56 @@ def test_an_index_that_is_a_folder_or_missing_is_one_line(tmp_path):
         query(tmp_path, "SELECT 1")
     with pytest.raises(QueryError, match="^no index at"):
         query(tmp_path / "none.duckdb", "SELECT 1")
+
+
+# -- `village sql` through the real command: only reads run --------------------------
+
+def _village(*args: str) -> subprocess.CompletedProcess:
+    """The installed `village` command run as a user runs it, on this checkout's kernel."""
+    import kernel
+
+    script = Path(sys.executable).with_name("village")
+    cmd = [str(script)] if script.exists() else [
+        sys.executable, "-c", "import sys; from kernel.cli import main; sys.exit(main(prog_name='village'))"]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(Path(kernel.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")]))
+    return subprocess.run(cmd + list(args), capture_output=True, text=True, env=env, timeout=120)
+
+
+def _sha256(p: Path) -> str:
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+NOT_READS = [
+    ("CHECKPOINT", "CALL"), ("FORCE CHECKPOINT", "CALL"), ("CALL pragma_version()", "CALL"),
+    ("PRAGMA version", "PRAGMA"), ("SET threads = 1", "SET"), ("RESET threads", "SET"),
+    ("ATTACH 'other.db'", "ATTACH"), ("COPY memory TO 'out.csv'", "COPY"), ("INSTALL httpfs", "LOAD"),
+    ("EXPORT DATABASE 'exp'", "EXPORT"), ("BEGIN", "TRANSACTION"), ("VACUUM", "VACUUM"),
+    ("DELETE FROM memory", "DELETE"), ("SELECT 1; CHECKPOINT", "CALL"),
+    ("EXPLAIN COPY memory TO 'out.csv'", "EXPLAIN"), ("UPDATE EXTENSIONS", "a kind this duckdb has no name for"),
+]
+
+
+@pytest.mark.parametrize(("sql", "kind"), NOT_READS, ids=[s for s, _ in NOT_READS])
+def test_sql_runs_only_reads_and_refuses_any_other_statement_in_one_line_naming_its_type(log, sql, kind):
+    before, names = _sha256(log), sorted(p.name for p in log.parent.iterdir())
+    r = _village("sql", str(log), sql)
+    assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "only SELECT, or EXPLAIN of a SELECT, runs on its read-only connection" in lines[0]
+    said = (f"this is a{'n' if kind[0] in 'AEIOU' else ''} {kind} statement" if kind.isupper()
+            else f"this is a statement of {kind}")
+    assert lines[0].startswith("Error: the query ") and said in lines[0], lines[0]
+    assert r.stdout == ""
+    assert _sha256(log) == before, "the log is unchanged"
+    assert sorted(p.name for p in log.parent.iterdir()) == names, "refused before the index is built"
+
+
+def test_sql_still_answers_a_select_and_the_explain_of_one(log):
+    before = _sha256(log)
+    r = _village("sql", str(log), "SELECT count(*) AS n FROM memory")
+    assert r.returncode == 0 and "(1 row)" in r.stdout, r.stderr
+    r = _village("sql", str(log), "EXPLAIN SELECT count(*) FROM memory")
+    assert r.returncode == 0 and "physical_plan" in r.stdout, r.stderr
+    assert _sha256(log) == before
