@@ -61,8 +61,14 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
 
 def _interrupt(signum: int, frame) -> None:
     """While a command runs: stop it where it is; what it holds is let go on the way out."""
-    _handle(signal.SIG_IGN)
+    _handle(_already_stopping)
     raise Interrupted(signum)
+
+
+def _already_stopping(signum: int, frame) -> None:
+    """A signal after the first, or once the command is done: it changes nothing. (A handler
+    that does nothing, not SIG_IGN: a signal already pending when SIG_IGN is set is raised by
+    Python as an OSError, "ignored due to race condition".)"""
 
 
 def _file_id(path: str | os.PathLike) -> tuple[int, int] | None:
@@ -123,7 +129,7 @@ class VillageGroup(click.Group):
         try:
             return super().main(*args, **kwargs)
         except Interrupted as e:
-            _handle(signal.SIG_IGN)
+            _handle(_already_stopping)
             click.echo(one_line(e), err=True)
             sys.exit(e.code)
         finally:
@@ -207,7 +213,7 @@ def _quiet_at_exit() -> None:
     ignored rather than shown as a traceback: what the command wrote is whole."""
     if not _QUIET:
         _QUIET.append(True)
-        atexit.register(_handle, signal.SIG_IGN)
+        atexit.register(_handle, _already_stopping)
 
 
 try:

@@ -77,8 +77,9 @@ def _grown(path: Path, size: int = 16_384):
     return lambda: path.exists() and path.stat().st_size >= size
 
 
-def _stop(proc: subprocess.Popen, sig: int) -> tuple[int, str]:
-    proc.send_signal(sig)
+def _stop(proc: subprocess.Popen, sig: int, *more: int) -> tuple[int, str]:
+    for s in (sig, *more):
+        proc.send_signal(s)
     try:
         _, err = proc.communicate(timeout=LIMIT)
     except subprocess.TimeoutExpired:
@@ -105,8 +106,9 @@ def _verified_ticks(log: Path) -> int:
     return int(re.search(r"\((?:1 header \+ )?([\d,]+) ticks\)", got.stdout)[1].replace(",", ""))
 
 
-def _interrupted_mid_run(args: tuple[str, ...], sig: int, tmp_path: Path) -> None:
-    """Run `village ARGS --out LOG` until the log holds ticks, send `sig`, check line and log."""
+def _interrupted_mid_run(args: tuple[str, ...], sig: int, tmp_path: Path, *more: int) -> None:
+    """Run `village ARGS --out LOG` until the log holds ticks, send `sig` (and `more` at once
+    after it), check the line and the log."""
     for attempt in range(3):     # a run that ended before the signal is tried again
         log = tmp_path / f"run-{attempt}.log"
         proc = _start(*args, "--out", str(log), cwd=tmp_path)
@@ -114,7 +116,7 @@ def _interrupted_mid_run(args: tuple[str, ...], sig: int, tmp_path: Path) -> Non
             proc.kill()
             proc.communicate()
             continue
-        code, err = _stop(proc, sig)
+        code, err = _stop(proc, sig, *more)
         if code == 0:
             continue
         line = _one_line(code, err, sig)
@@ -133,6 +135,11 @@ def _interrupted_mid_run(args: tuple[str, ...], sig: int, tmp_path: Path) -> Non
 def test_a_signal_during_a_world_run_stops_it_in_one_line_with_the_log_whole_to_its_last_tick(
         sig, tmp_path):
     _interrupted_mid_run(("world", "run", "--ticks", "200000"), sig, tmp_path)
+
+
+def test_more_signals_while_a_run_stops_change_nothing_and_the_first_names_the_exit_code(tmp_path):
+    _interrupted_mid_run(("world", "run", "--ticks", "200000"), signal.SIGINT, tmp_path,
+                         signal.SIGTERM, signal.SIGINT, signal.SIGTERM)
 
 
 @SIGNALS
