@@ -33,10 +33,11 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 def _handle(handler) -> dict | None:
     """Give SIGINT and SIGTERM `handler`; the handlers they had (None off the main thread, where
-    Python lets no handler be set)."""
+    Python lets no handler be set). A signal the program was started ignoring (`nohup`, a
+    shell's background job) stays ignored, as Python itself leaves it."""
     if threading.current_thread() is not threading.main_thread():
         return None
-    return {s: signal.signal(s, handler) for s in SIGNALS}
+    return {s: signal.signal(s, handler) for s in SIGNALS if signal.getsignal(s) != signal.SIG_IGN}
 
 
 def _restore(before: dict | None) -> None:

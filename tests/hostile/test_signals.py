@@ -41,10 +41,10 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _start(*args: str, cwd: Path) -> subprocess.Popen:
+def _start(*args: str, cwd: Path, preexec_fn=None) -> subprocess.Popen:
     return subprocess.Popen([str(VILLAGE), "--home", str(ROOT), *args], cwd=cwd, env=_env(),
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=preexec_fn)
 
 
 def _wait_for(proc: subprocess.Popen, ready) -> bool:
@@ -146,6 +146,20 @@ def test_more_signals_while_a_run_stops_change_nothing_and_the_first_names_the_e
 def test_a_signal_during_a_scenario_run_stops_it_in_one_line_with_the_log_whole_to_its_last_tick(
         sig, tmp_path):
     _interrupted_mid_run(("run", "week-of-three", "--oracle", "replay"), sig, tmp_path)
+
+
+def test_a_program_started_ignoring_sigint_goes_on_ignoring_it_and_sigterm_still_stops_it(tmp_path):
+    log = tmp_path / "run.log"
+    proc = _start("world", "run", "--ticks", "200000", "--out", str(log), cwd=tmp_path,
+                  preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))   # as `nohup` does
+    assert _wait_for(proc, _grown(log)), proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.5)
+    assert proc.poll() is None, proc.communicate()
+    code, err = _stop(proc, signal.SIGTERM)
+    line = _one_line(code, err, signal.SIGTERM)
+    assert _verified_ticks(log) == int(AT_TICK.fullmatch(line)[1])
+    record("clean")
 
 
 STARTS = {
