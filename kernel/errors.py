@@ -34,6 +34,11 @@ here. The kinds, by what went wrong:
       StoreError            an index that could not be built or read
       QueryError            SQL over an index that did not run
       ClusterError          Ray missing or unreachable, or a pool or sweep not usable as asked
+
+and, outside the tree, since it is no fault of anyone's:
+
+    Interrupted             SIGINT or SIGTERM stopped a command (a BaseException, like
+                            KeyboardInterrupt: nothing that catches Exception swallows it)
 """
 
 
@@ -153,3 +158,26 @@ class Unstrict(VillageError):
     def __init__(self, why):
         super().__init__(f"not strict JSON: {why}")
         self.why = why
+
+
+class Interrupted(BaseException):
+    """A signal (SIGINT or SIGTERM) stopped a command; `signum` is its number, and `tick`, where a
+    run's log was being written, how many whole ticks the log holds (None: nothing written).
+
+    Its line says what is on disk, and its `code` is the shell's for a death by that signal
+    (130 for SIGINT, 143 for SIGTERM).
+    """
+
+    def __init__(self, signum: int, tick: int | None = None):
+        super().__init__(signum, tick)
+        self.signum = signum
+        self.tick = tick
+
+    @property
+    def code(self) -> int:
+        return 128 + self.signum
+
+    def __str__(self) -> str:
+        if self.tick is None:
+            return "interrupted; nothing written"
+        return f"interrupted at tick {self.tick}; the log holds ticks 0 to {self.tick - 1}"

@@ -6,15 +6,109 @@ package, which would shadow the standard library's `cmd` module; the
 is its own module, registered on `main` below. Errors reach the user in
 one place: `VillageGroup` turns every kernel error into one line naming
 the rule and the value, and an exit code of 1.
+
+Signals reach the user there too. While this package loads, SIGINT or
+SIGTERM stops the program at once with "interrupted; nothing written" (nothing
+has run); while a command runs, either raises `Interrupted` where the
+program is, so every file the command holds is closed or removed on the way
+out, and `VillageGroup.main` prints its one line and exits 128 + the signal's
+number (130, 143). Once one arrived, later ones are ignored: the command is
+already stopping. A command that writes a run's log says, through
+`writes_log`, how many whole ticks the log holds.
 """
 
 from __future__ import annotations
 
-import click
+import atexit
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
-from kernel.errors import VillageError
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _handle(handler) -> dict | None:
+    """Give SIGINT and SIGTERM `handler`; the handlers they had (None off the main thread, where
+    Python lets no handler be set). A signal the program was started ignoring (`nohup`, a
+    shell's background job) stays ignored, as Python itself leaves it."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return {s: signal.signal(s, handler) for s in SIGNALS if signal.getsignal(s) != signal.SIG_IGN}
+
+
+def _restore(before: dict | None) -> None:
+    for s, h in (before or {}).items():
+        signal.signal(s, signal.SIG_DFL if h is None else h)
+
+
+def _stop_loading(signum: int, frame) -> None:
+    """While the commands load nothing has run: say so and stop, with no traceback of an import."""
+    os.write(2, b"interrupted; nothing written\n")
+    os._exit(128 + signum)
+
+
+_LOADING = _handle(_stop_loading)   # until the commands are registered, at the end of this module
+
+import click  # noqa: E402  (after the guard: loading click is part of the start)
+
+from kernel.errors import Interrupted, VillageError  # noqa: E402
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+
+def _interrupt(signum: int, frame) -> None:
+    """While a command runs: stop it where it is; what it holds is let go on the way out."""
+    _handle(_already_stopping)
+    raise Interrupted(signum)
+
+
+def _already_stopping(signum: int, frame) -> None:
+    """A signal after the first, or once the command is done: it changes nothing. (A handler
+    that does nothing, not SIG_IGN: a signal already pending when SIG_IGN is set is raised by
+    Python as an OSError, "ignored due to race condition".)"""
+
+
+def _file_id(path: str | os.PathLike) -> tuple[int, int] | None:
+    try:
+        st = os.lstat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _ticks_held(path: Path, before: tuple[int, int] | None) -> int | None:
+    """How many whole ticks the log a run made at `path` holds; None, and the file removed,
+    where it holds none (cut while being created). None too where no file is there, or the
+    one that was there before the run: the run made nothing."""
+    if _file_id(path) in (None, before):
+        return None
+    from kernel.log import verify
+
+    try:
+        last = verify(path, deep=False).last_tick
+    except VillageError:
+        last = None
+    if last is None:
+        path.unlink(missing_ok=True)
+        return None
+    return last + 1
+
+
+@contextmanager
+def writes_log(path: str | os.PathLike) -> Iterator[None]:
+    """Around the part of a command that writes a run's log at `path`: an interrupt says how
+    many whole ticks the log holds (the engine appends a tick whole or not at all)."""
+    before = _file_id(path)
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise Interrupted(signal.SIGINT, _ticks_held(Path(path), before)) from None
+    except Interrupted as e:
+        raise Interrupted(e.signum, _ticks_held(Path(path), before)) from None
 
 
 def one_line(e: BaseException) -> str:
@@ -30,11 +124,26 @@ class VillageGroup(click.Group):
 
     says: tuple[tuple[type[VillageError], str], ...] = ()
 
+    def main(self, *args, **kwargs):
+        """Run the command line; SIGINT or SIGTERM stops it with one line and 128 + its number."""
+        before = _handle(_interrupt)
+        try:
+            return super().main(*args, **kwargs)
+        except Interrupted as e:
+            _handle(_already_stopping)
+            click.echo(one_line(e), err=True)
+            sys.exit(e.code)
+        finally:
+            _restore(before)
+            _quiet_at_exit()
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except VillageError as e:
             raise click.ClickException(self.line(e)) from None
+        except KeyboardInterrupt:   # one raised by other code than our handler: click would say "Aborted!"
+            raise Interrupted(signal.SIGINT) from None
 
     def line(self, e: VillageError) -> str:
         for kind, what in self.says:
@@ -97,4 +206,18 @@ def _register() -> None:
             main.add_command(c)
 
 
-_register()
+_QUIET: list[bool] = []
+
+
+def _quiet_at_exit() -> None:
+    """Once a command is done, a signal while the program shuts down (its atexit hooks) is
+    ignored rather than shown as a traceback: what the command wrote is whole."""
+    if not _QUIET:
+        _QUIET.append(True)
+        atexit.register(_handle, _already_stopping)
+
+
+try:
+    _register()
+finally:
+    _restore(_LOADING)

@@ -14,7 +14,7 @@ import click
 from tqdm import tqdm
 
 from kernel import config, engine
-from kernel.cli import CONTEXT
+from kernel.cli import CONTEXT, writes_log
 from kernel.cli.world_cmd import write_index
 from kernel.engine import scenario as msc
 from kernel.engine.replay import replay
@@ -110,11 +110,16 @@ def run_cmd(scenario: str, backend: str, workers: int | None, address: str | Non
 
 def _run(sc, oracle, backend: str, *, record: bool, out: str | None, cap: int | None,
          index: bool) -> None:
+    st = sc.settings if cap is None or sc.settings is None else sc.settings.with_cap(cap)
+    path = Path(out) if out else _new_run_path(sc.name)
+    with writes_log(path):
+        _run_into(sc, oracle, backend, st, path, record=record, index=index)
+
+
+def _run_into(sc, oracle, backend: str, st, path: Path, *, record: bool, index: bool) -> None:
     from kernel.cluster.oracle import describe
     from kernel.store import run_index
 
-    st = sc.settings if cap is None or sc.settings is None else sc.settings.with_cap(cap)
-    path = Path(out) if out else _new_run_path(sc.name)
     click.echo(f"{sc.name}: {sc.ticks} ticks, {len(sc.world.people)} villagers, oracle "
                f"{describe(oracle, backend)}{' (recording)' if record else ''}, log {path}")
     idx = run_index(sc, path) if index else None

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from kernel.cli import CONTEXT
+from kernel.cli import CONTEXT, writes_log
 
 
 def _pace(ticks: int, per_second: int) -> str:
@@ -36,12 +36,19 @@ def run_cmd(config_path: str, ticks: int | None, out: Path, index: bool) -> None
 
     A world run is the engine with nobody reflecting: the same driver as `village run`.
     """
+    from kernel import engine
+
+    sc = engine.of_world(config_path, ticks=ticks)
+    with writes_log(out):
+        _run(sc, out, index)
+
+
+def _run(sc, out: Path, index: bool) -> None:
     from tqdm import tqdm
 
     from kernel import engine
     from kernel.store import run_index
 
-    sc = engine.of_world(config_path, ticks=ticks)
     idx = run_index(sc, out) if index else None
     started = time.perf_counter()
     with tqdm(total=sc.ticks, unit="tick", file=sys.stderr, disable=None, leave=False,

@@ -1,0 +1,243 @@
+"""SIGINT and SIGTERM stop a command with one line, through the real `village` process.
+
+Each test starts the installed `village` program (the script beside this
+Python) as a user would, sends it a signal at a point it waits for (the
+program's own handler in place, or the log holding ticks), and checks the
+exit code (130 for SIGINT, 143 for SIGTERM), that stderr is one line naming
+what is on disk, and that the disk says the same: a log whole to its last
+tick (`village log verify`), or no file and no temporary file. Nothing here
+asserts how long anything takes; every wait polls, under one generous limit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import record
+
+ROOT = Path(__file__).resolve().parents[2]
+VILLAGE = Path(sys.executable).with_name("village")
+LIMIT = 60.0          # seconds: the most any wait below polls for
+AT_TICK = re.compile(r"interrupted at tick (\d+); the log holds ticks 0 to (\d+)")
+NOTHING = "interrupted; nothing written"
+CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+SIGNALS = pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+
+pytestmark = pytest.mark.skipif(not VILLAGE.exists(), reason="no installed village program")
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _start(*args: str, cwd: Path, preexec_fn=None) -> subprocess.Popen:
+    return subprocess.Popen([str(VILLAGE), "--home", str(ROOT), *args], cwd=cwd, env=_env(),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=preexec_fn)
+
+
+def _wait_for(proc: subprocess.Popen, ready) -> bool:
+    """Poll until `ready()`; False if the program ended first (or the limit passed)."""
+    end = time.monotonic() + LIMIT
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            return False
+        if ready():
+            return True
+        time.sleep(0.005)
+    return False
+
+
+def _handles_sigterm(pid: int) -> bool:
+    """Whether the process catches SIGTERM (Python does not by default: the village handler is in)."""
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    caught = next(int(line.split()[1], 16) for line in text.splitlines() if line.startswith("SigCgt:"))
+    return bool(caught >> (signal.SIGTERM - 1) & 1)
+
+
+def _handler_in(proc: subprocess.Popen):
+    return lambda: _handles_sigterm(proc.pid)
+
+
+def _grown(path: Path, size: int = 16_384):
+    return lambda: path.exists() and path.stat().st_size >= size
+
+
+def _stop(proc: subprocess.Popen, sig: int, *more: int) -> tuple[int, str]:
+    for s in (sig, *more):
+        proc.send_signal(s)
+    try:
+        _, err = proc.communicate(timeout=LIMIT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError(f"the program did not stop within {LIMIT}s of the signal") from None
+    return proc.returncode, err
+
+
+def _one_line(code: int, err: str, sig: int) -> str:
+    if "Traceback" in err:
+        record("traceback")
+    assert "Traceback" not in err, err
+    assert code == CODES[sig], (code, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("interrupted"), err
+    return lines[0]
+
+
+def _verified_ticks(log: Path) -> int:
+    got = subprocess.run([str(VILLAGE), "log", "verify", str(log)], env=_env(), capture_output=True,
+                         text=True, timeout=LIMIT)
+    assert got.returncode == 0 and "intact" in got.stdout, got.stdout + got.stderr
+    return int(re.search(r"\((?:1 header \+ )?([\d,]+) ticks\)", got.stdout)[1].replace(",", ""))
+
+
+def _interrupted_mid_run(args: tuple[str, ...], sig: int, tmp_path: Path, *more: int) -> None:
+    """Run `village ARGS --out LOG` until the log holds ticks, send `sig` (and `more` at once
+    after it), check the line and the log."""
+    for attempt in range(3):     # a run that ended before the signal is tried again
+        log = tmp_path / f"run-{attempt}.log"
+        proc = _start(*args, "--out", str(log), cwd=tmp_path)
+        if not _wait_for(proc, _grown(log)):
+            proc.kill()
+            proc.communicate()
+            continue
+        code, err = _stop(proc, sig, *more)
+        if code == 0:
+            continue
+        line = _one_line(code, err, sig)
+        m = AT_TICK.fullmatch(line)
+        assert m, line
+        ticks = int(m[1])
+        assert int(m[2]) == ticks - 1
+        assert _verified_ticks(log) == ticks, line
+        assert [p.name for p in tmp_path.iterdir() if p.suffix != ".log"] == []   # no temporary file
+        record("clean")
+        return
+    pytest.fail("the run ended each time before it could be interrupted")
+
+
+@SIGNALS
+def test_a_signal_during_a_world_run_stops_it_in_one_line_with_the_log_whole_to_its_last_tick(
+        sig, tmp_path):
+    _interrupted_mid_run(("world", "run", "--ticks", "200000"), sig, tmp_path)
+
+
+def test_more_signals_while_a_run_stops_change_nothing_and_the_first_names_the_exit_code(tmp_path):
+    _interrupted_mid_run(("world", "run", "--ticks", "200000"), signal.SIGINT, tmp_path,
+                         signal.SIGTERM, signal.SIGINT, signal.SIGTERM)
+
+
+@SIGNALS
+def test_a_signal_during_a_scenario_run_stops_it_in_one_line_with_the_log_whole_to_its_last_tick(
+        sig, tmp_path):
+    _interrupted_mid_run(("run", "week-of-three", "--oracle", "replay"), sig, tmp_path)
+
+
+def test_a_program_started_ignoring_sigint_goes_on_ignoring_it_and_sigterm_still_stops_it(tmp_path):
+    log = tmp_path / "run.log"
+    proc = _start("world", "run", "--ticks", "200000", "--out", str(log), cwd=tmp_path,
+                  preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))   # as `nohup` does
+    assert _wait_for(proc, _grown(log)), proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.5)
+    assert proc.poll() is None, proc.communicate()
+    code, err = _stop(proc, signal.SIGTERM)
+    line = _one_line(code, err, signal.SIGTERM)
+    assert _verified_ticks(log) == int(AT_TICK.fullmatch(line)[1])
+    record("clean")
+
+
+STARTS = {
+    "world run": ("world", "run", "--ticks", "200000", "--out", "run.log"),
+    "run": ("run", "week-of-three", "--oracle", "replay", "--out", "run.log"),
+    "report": ("report", "week-of-three", "--out", "run.html"),
+}
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc to see the handler")
+@pytest.mark.parametrize("command", sorted(STARTS))
+@SIGNALS
+def test_a_signal_as_a_command_starts_says_nothing_was_written_and_leaves_no_file(
+        command, sig, tmp_path):
+    proc = _start(*STARTS[command], cwd=tmp_path)
+    assert _wait_for(proc, _handler_in(proc)), proc.communicate()
+    code, err = _stop(proc, sig)
+    assert _one_line(code, err, sig) == NOTHING
+    assert list(tmp_path.iterdir()) == []
+    record("clean")
+
+
+def _sha(p: Path) -> str:
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def long_log(tmp_path_factory) -> Path:
+    """A world log long enough that its report takes a while to write."""
+    p = tmp_path_factory.mktemp("signals") / "long.log"
+    got = subprocess.run([str(VILLAGE), "--home", str(ROOT), "world", "run", "--ticks", "20000",
+                          "--out", str(p)], env=_env(), capture_output=True, text=True, timeout=LIMIT)
+    assert got.returncode == 0, got.stderr
+    return p
+
+
+@SIGNALS
+def test_an_interrupted_report_leaves_the_page_that_was_there_and_no_temporary_file(
+        sig, tmp_path, long_log):
+    page = tmp_path / "run.html"
+    page.write_text("the page that was there\n")
+    before = (_sha(long_log), _sha(page))
+    for _ in range(3):      # a report that was written before the signal is tried again
+        proc = _start("report", str(long_log), "--out", str(page), cwd=tmp_path)
+        assert _wait_for(proc, _handler_in(proc)) or proc.poll() is not None
+        time.sleep(0.3)     # into the reading of the log, most times; any moment must do
+        code, err = _stop(proc, sig)
+        if code == 0:
+            page.write_text("the page that was there\n")
+            continue
+        assert _one_line(code, err, sig) == NOTHING
+        assert (_sha(long_log), _sha(page)) == before
+        assert [p.name for p in tmp_path.iterdir()] == ["run.html"]
+        record("clean")
+        return
+    pytest.fail("the report was written each time before it could be interrupted")
+
+
+def test_a_log_an_interrupt_left_with_no_tick_is_removed_and_nothing_written_is_said(tmp_path):
+    from kernel.cli import writes_log
+    from kernel.errors import Interrupted
+    from kernel.log import LogWriter
+
+    log = tmp_path / "run.log"
+    with pytest.raises(Interrupted) as got, writes_log(log):
+        LogWriter.create(log, config_digest="00" * 32, seed=1).close()   # cut before its first tick
+        raise Interrupted(signal.SIGTERM)
+    assert (str(got.value), got.value.code) == (NOTHING, 143)
+    assert not log.exists()
+
+
+def test_an_interrupt_before_a_run_made_its_log_leaves_a_file_that_was_there_untouched(tmp_path):
+    from kernel.cli import writes_log
+    from kernel.errors import Interrupted
+
+    there = tmp_path / "run.log"
+    there.write_bytes(b"someone else's file")
+    with pytest.raises(Interrupted) as got, writes_log(there):
+        raise KeyboardInterrupt
+    assert (str(got.value), got.value.code) == (NOTHING, 130)
+    assert there.read_bytes() == b"someone else's file"
