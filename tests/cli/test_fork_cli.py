@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,16 +13,17 @@ from kernel import config
 from kernel.cli import main
 from kernel.engine.fork import WORLD_MAY_CHANGE
 from kernel.log import read_header
+from tests import process
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def village(home: Path, *args: str) -> subprocess.CompletedProcess:
-    """`village ARGS` run in `home`, as a process of its own."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("VILLAGE_HOME", None)
-    return subprocess.run([sys.executable, "-c", "from kernel.cli import main; main()", *args],
-                          cwd=home, env=env, capture_output=True, text=True, timeout=600)
+    """`village ARGS` run in `home`, as a process of its own, with no home named by the
+    environment."""
+    environ = process.env()
+    environ.pop("VILLAGE_HOME", None)
+    return process.village(*args, cwd=home, timeout=600, environ=environ)
 
 
 def one_line(r: subprocess.CompletedProcess) -> str:

@@ -8,10 +8,7 @@ that is not a log and a damaged log are one line each. No case changes the file.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,22 +16,7 @@ import pytest
 from kernel import events as ev
 from kernel import log as vlog
 from kernel.log.frame import MAGIC
-
-
-def _village(*args: str) -> subprocess.CompletedProcess:
-    """The installed `village` command run as a user runs it, on this checkout's kernel."""
-    import kernel
-
-    script = Path(sys.executable).with_name("village")
-    cmd = [str(script)] if script.exists() else [
-        sys.executable, "-c", "import sys; from kernel.cli import main; sys.exit(main(prog_name='village'))"]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(Path(kernel.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")]))
-    return subprocess.run(cmd + list(args), capture_output=True, text=True, env=env, timeout=120)
-
-
-def _sha256(p: Path) -> str:
-    return hashlib.sha256(p.read_bytes()).hexdigest()
+from tests.process import one_error_line, sha256_of, village
 
 
 def _whole_log(path: Path) -> bytes:
@@ -42,14 +24,6 @@ def _whole_log(path: Path) -> bytes:
         for t in range(3):
             w.append(t, [ev.Walked(villager=1, from_x=t, from_y=0, to_x=t + 1, to_y=0)])
     return path.read_bytes()
-
-
-def _one_error_line(r: subprocess.CompletedProcess, *, printed: str = "") -> str:
-    assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
-    assert "Traceback" not in r.stderr and r.stdout == printed, (r.stdout, r.stderr)
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1, f"one line, not {len(lines)}: {r.stderr!r}"
-    return lines[0]
 
 
 HEADERLESS = {
@@ -64,23 +38,23 @@ HEADERLESS = {
 def test_show_of_a_file_with_no_whole_header_is_the_one_line_verify_gives(tmp_path, cut):
     p = tmp_path / "run.log"
     p.write_bytes(HEADERLESS[cut](_whole_log(tmp_path / "whole.log")))
-    before = _sha256(p)
-    shown = _one_error_line(_village("log", "show", str(p)))
-    verified = _one_error_line(_village("log", "verify", str(p)))
+    before = sha256_of(p)
+    shown = one_error_line(village("log", "show", str(p)))
+    verified = one_error_line(village("log", "verify", str(p)))
     assert shown == verified, (shown, verified)
     assert "has no header frame: it is empty or was cut off while being created" in shown
-    assert _sha256(p) == before, "show changes nothing"
+    assert sha256_of(p) == before, "show changes nothing"
 
 
 def test_show_of_a_folder_is_one_line_naming_it(tmp_path):
-    line = _one_error_line(_village("log", "show", str(tmp_path)))
+    line = one_error_line(village("log", "show", str(tmp_path)))
     assert line == f"Error: {tmp_path} is a folder, not a log"
 
 
 def test_show_of_a_fifo_is_one_line_and_never_blocks(tmp_path):
     p = tmp_path / "f.log"
     os.mkfifo(p)
-    line = _one_error_line(_village("log", "show", str(p)))
+    line = one_error_line(village("log", "show", str(p)))
     assert line == f"Error: {p} is a FIFO, not a log: a log is a regular file"
     assert sorted(x.name for x in tmp_path.iterdir()) == ["f.log"]
 
@@ -88,10 +62,10 @@ def test_show_of_a_fifo_is_one_line_and_never_blocks(tmp_path):
 def test_show_of_a_file_that_is_not_a_log_is_one_line_naming_the_file(tmp_path):
     p = tmp_path / "notes.txt"
     p.write_text("hello, not a log\n")
-    before = _sha256(p)
-    line = _one_error_line(_village("log", "show", str(p)))
+    before = sha256_of(p)
+    line = one_error_line(village("log", "show", str(p)))
     assert line.startswith(f"village: {p}: not a village log"), line
-    assert _sha256(p) == before
+    assert sha256_of(p) == before
 
 
 def test_show_of_a_damaged_log_is_the_first_line_verify_gives_after_the_whole_ticks_before_it(tmp_path):
@@ -99,21 +73,21 @@ def test_show_of_a_damaged_log_is_the_first_line_verify_gives_after_the_whole_ti
     b = bytearray(_whole_log(p))
     b[-5] ^= 0x10
     p.write_bytes(bytes(b))
-    before = _sha256(p)
-    r = _village("log", "show", str(p))
-    line = _one_error_line(r, printed=r.stdout)
+    before = sha256_of(p)
+    r = village("log", "show", str(p))
+    line = one_error_line(r, printed=r.stdout)
     assert [x.split()[:2] for x in r.stdout.splitlines()] == [["0", "walked"], ["1", "walked"]], \
         "a show streams: the ticks before the damage print, then the one line"
-    verified = _village("log", "verify", str(p))
+    verified = village("log", "verify", str(p))
     assert verified.returncode == 1 and line == verified.stderr.splitlines()[0], (line, verified.stderr)
     assert line.startswith(f"village: {p}: frame 3 at byte "), line
-    assert _sha256(p) == before
+    assert sha256_of(p) == before
 
 
 def test_show_of_a_whole_log_still_prints_its_events(tmp_path):
     p = tmp_path / "run.log"
     _whole_log(p)
-    r = _village("log", "show", str(p))
+    r = village("log", "show", str(p))
     assert r.returncode == 0 and r.stderr == "", r.stderr
     assert [line.split()[:2] for line in r.stdout.splitlines()] == [["0", "walked"], ["1", "walked"],
                                                                    ["2", "walked"]]

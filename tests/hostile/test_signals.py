@@ -12,20 +12,20 @@ asserts how long anything takes; every wait polls, under one generous limit.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from tests import process
+
 from .conftest import record
 
-ROOT = Path(__file__).resolve().parents[2]
-VILLAGE = Path(sys.executable).with_name("village")
+ROOT = process.ROOT
+VILLAGE = process.VILLAGE
 LIMIT = 60.0          # seconds: the most any wait below polls for
 AT_TICK = re.compile(r"interrupted at tick (\d+); the log holds ticks 0 to (\d+)")
 NOTHING = "interrupted; nothing written"
@@ -35,14 +35,8 @@ SIGNALS = pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["
 pytestmark = pytest.mark.skipif(not VILLAGE.exists(), reason="no installed village program")
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    return env
-
-
 def _start(*args: str, cwd: Path, preexec_fn=None) -> subprocess.Popen:
-    return subprocess.Popen([str(VILLAGE), "--home", str(ROOT), *args], cwd=cwd, env=_env(),
+    return subprocess.Popen([str(VILLAGE), "--home", str(ROOT), *args], cwd=cwd, env=process.env(),
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, preexec_fn=preexec_fn)
 
@@ -100,7 +94,7 @@ def _one_line(code: int, err: str, sig: int) -> str:
 
 
 def _verified_ticks(log: Path) -> int:
-    got = subprocess.run([str(VILLAGE), "log", "verify", str(log)], env=_env(), capture_output=True,
+    got = subprocess.run([str(VILLAGE), "log", "verify", str(log)], env=process.env(), capture_output=True,
                          text=True, timeout=LIMIT)
     assert got.returncode == 0 and "intact" in got.stdout, got.stdout + got.stderr
     return int(re.search(r"\((?:1 header \+ )?([\d,]+) ticks\)", got.stdout)[1].replace(",", ""))
@@ -191,7 +185,7 @@ def long_log(tmp_path_factory) -> Path:
     """A world log long enough that its report takes a while to write."""
     p = tmp_path_factory.mktemp("signals") / "long.log"
     got = subprocess.run([str(VILLAGE), "--home", str(ROOT), "world", "run", "--ticks", "20000",
-                          "--out", str(p)], env=_env(), capture_output=True, text=True, timeout=LIMIT)
+                          "--out", str(p)], env=process.env(), capture_output=True, text=True, timeout=LIMIT)
     assert got.returncode == 0, got.stderr
     return p
 

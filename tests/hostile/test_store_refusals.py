@@ -3,17 +3,14 @@ and no index path ever lands on a log; and `village sql`, run as a user runs it,
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from kernel.store.paths import IndexPathError, check_index_path
 from kernel.store.query import QueryError, connect, query
+from tests.process import sha256_of, village
 
 
 @pytest.fixture
@@ -99,22 +96,6 @@ def test_an_index_that_is_a_folder_or_missing_is_one_line(tmp_path):
 
 # -- `village sql` through the real command: only reads run --------------------------
 
-def _village(*args: str) -> subprocess.CompletedProcess:
-    """The installed `village` command run as a user runs it, on this checkout's kernel."""
-    import kernel
-
-    script = Path(sys.executable).with_name("village")
-    cmd = [str(script)] if script.exists() else [
-        sys.executable, "-c", "import sys; from kernel.cli import main; sys.exit(main(prog_name='village'))"]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(Path(kernel.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")]))
-    return subprocess.run(cmd + list(args), capture_output=True, text=True, env=env, timeout=120)
-
-
-def _sha256(p: Path) -> str:
-    return hashlib.sha256(p.read_bytes()).hexdigest()
-
-
 NOT_READS = [
     ("CHECKPOINT", "CALL"), ("FORCE CHECKPOINT", "CALL"), ("CALL pragma_version()", "CALL"),
     ("PRAGMA version", "PRAGMA"), ("SET threads = 1", "SET"), ("RESET threads", "SET"),
@@ -127,8 +108,8 @@ NOT_READS = [
 
 @pytest.mark.parametrize(("sql", "kind"), NOT_READS, ids=[s for s, _ in NOT_READS])
 def test_sql_runs_only_reads_and_refuses_any_other_statement_in_one_line_naming_its_type(log, sql, kind):
-    before, names = _sha256(log), sorted(p.name for p in log.parent.iterdir())
-    r = _village("sql", str(log), sql)
+    before, names = sha256_of(log), sorted(p.name for p in log.parent.iterdir())
+    r = village("sql", str(log), sql)
     assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
@@ -137,14 +118,14 @@ def test_sql_runs_only_reads_and_refuses_any_other_statement_in_one_line_naming_
             else f"this is a statement of {kind}")
     assert lines[0].startswith("Error: the query ") and said in lines[0], lines[0]
     assert r.stdout == ""
-    assert _sha256(log) == before, "the log is unchanged"
+    assert sha256_of(log) == before, "the log is unchanged"
     assert sorted(p.name for p in log.parent.iterdir()) == names, "refused before the index is built"
 
 
 def test_sql_still_answers_a_select_and_the_explain_of_one(log):
-    before = _sha256(log)
-    r = _village("sql", str(log), "SELECT count(*) AS n FROM memory")
+    before = sha256_of(log)
+    r = village("sql", str(log), "SELECT count(*) AS n FROM memory")
     assert r.returncode == 0 and "(1 row)" in r.stdout, r.stderr
-    r = _village("sql", str(log), "EXPLAIN SELECT count(*) FROM memory")
+    r = village("sql", str(log), "EXPLAIN SELECT count(*) FROM memory")
     assert r.returncode == 0 and "physical_plan" in r.stdout, r.stderr
-    assert _sha256(log) == before
+    assert sha256_of(log) == before

@@ -1,0 +1,53 @@
+"""The installed `village` program run as a user runs it: a process of its own, not CliRunner.
+
+Hostile and CLI tests that must see what a user sees (the exit code, stderr
+as printed, what is left on disk) start the `village` script beside this
+Python, with this checkout's kernel first on the path, and read its answer
+through these helpers, so each test file does not carry its own copy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+VILLAGE = Path(sys.executable).with_name("village")
+
+
+def env(**extra: str) -> dict[str, str]:
+    """The environment a `village` process runs in: this checkout's kernel first on the path."""
+    got = dict(os.environ, **extra)
+    got["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    return got
+
+
+def command() -> list[str]:
+    """The `village` program: the installed script, or the same entry through this Python."""
+    if VILLAGE.exists():
+        return [str(VILLAGE)]
+    return [sys.executable, "-c",
+            "import sys; from kernel.cli import main; sys.exit(main(prog_name='village'))"]
+
+
+def village(*args: str, cwd: str | os.PathLike | None = None, timeout: float = 120,
+            environ: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`village ARGS` as a process of its own; its exit code, stdout and stderr as text."""
+    return subprocess.run(command() + list(args), capture_output=True, text=True, cwd=cwd,
+                          env=environ if environ is not None else env(), timeout=timeout)
+
+
+def one_error_line(r: subprocess.CompletedProcess, *, printed: str = "") -> str:
+    """The one line a refusal prints: exit code 1, no traceback, `printed` on stdout."""
+    assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr and r.stdout == printed, (r.stdout, r.stderr)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, f"one line, not {len(lines)}: {r.stderr!r}"
+    return lines[0]
+
+
+def sha256_of(p: str | os.PathLike) -> str:
+    return hashlib.sha256(Path(p).read_bytes()).hexdigest()
