@@ -15,8 +15,6 @@ from kernel.engine.fork import WORLD_MAY_CHANGE
 from kernel.log import read_header
 from tests import process
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def village(home: Path, *args: str) -> subprocess.CompletedProcess:
     """`village ARGS` run in `home`, as a process of its own, with no home named by the
