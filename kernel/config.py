@@ -14,11 +14,13 @@ each refused with one line, before any recursive walk can fail.
 from __future__ import annotations
 
 import copy
+import errno
 import functools
 import hashlib
 import json
 import math
 import os
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +54,9 @@ def set_home(path: str | os.PathLike | None) -> None:
 
 
 def is_home(folder: Path) -> bool:
-    return any((folder / m).is_file() for m in MARKERS)
+    # An entry of a marker's name makes a home, even a broken one: a home whose
+    # configs/world.json is a FIFO is refused for it, not passed over for the folder above.
+    return any(os.path.lexists(folder / m) for m in MARKERS)
 
 
 def find_home(start: str | os.PathLike) -> Path | None:
@@ -102,11 +106,97 @@ def home_line() -> str:
 
 
 def config_file(fname: str) -> Path:
-    """`configs/FNAME` of the project home, or the shipped one when the project has none."""
+    """`configs/FNAME` of the project home, or the shipped one when the project has none.
+
+    The shipped file stands in only where the home has no entry of that name
+    at all. An entry the home has is the home's file, and one that cannot be
+    read as a regular file (a folder, a FIFO, a device, a symbolic link loop
+    or a link to nothing, a file it may not read) is refused in one line
+    naming it, never passed over for the shipped one.
+    """
     p = project_home()
-    if p is not None and (p / "configs" / fname).is_file():
-        return p / "configs" / fname
+    if p is not None:
+        own = p / "configs" / fname
+        if _has_entry(own, p):
+            _check_own(own, fname)
+            return own
     return shipped() / "configs" / fname
+
+
+def _own_words(fname: str) -> files.Words:
+    rule = (f"a home's configs/{fname} is read in place of the shipped one, so it must be a "
+            f"regular file it can read (the shipped one is used only where the home has none)")
+    return files.Words(
+        "config file", ConfigError,
+        missing="{path} is a symbolic link to nothing (a dangling link); " + rule,
+        folder="{path} is a folder, not a file; " + rule,
+        irregular="{path} is {kind}, not a regular file; " + rule,
+        denied="{path} cannot be read: permission denied; " + rule,
+        failed="{path} cannot be opened: {why}; " + rule,
+        unread="{path} cannot be read: {why}; " + rule,
+        unusable="{path} cannot be looked at: {why}; " + rule)
+
+
+def _has_entry(own: Path, home_: Path) -> bool:
+    """Whether the home has an entry at `own` (a file, a folder, a link, even a broken one).
+
+    Each folder on the way from the home down must be a folder; a missing one
+    means the home has no such entry, and one that is anything else is refused.
+    """
+    words = _own_words(own.relative_to(home_ / "configs").as_posix())
+    files.a_path(own, words)
+    for q in (*reversed(own.relative_to(home_).parents[:-1]), own.relative_to(home_)):
+        at = home_ / q
+        try:
+            st = os.lstat(at)
+        except FileNotFoundError:
+            return False
+        except OSError as e:
+            raise words.refuse("unusable", at, why=e.strerror or e) from None
+        if at != own:
+            _a_folder(at, st, words)
+    return True
+
+
+def _a_folder(at: Path, st: os.stat_result, words: files.Words) -> None:
+    """Refuse a step on the way to a home's config that is not a folder (or a link to one)."""
+    if stat.S_ISLNK(st.st_mode):
+        _link_target(at, words)
+        st = os.stat(at)
+    if not stat.S_ISDIR(st.st_mode):
+        kind = "a file" if stat.S_ISREG(st.st_mode) else files.kind_of(st.st_mode)
+        raise words.refuse("unusable", at, why=f"it is {kind}, not a folder")
+
+
+def _link_target(link: Path, words: files.Words) -> None:
+    """Refuse a symbolic link that points nowhere, or into a loop, naming it."""
+    try:
+        os.stat(link)
+    except FileNotFoundError:
+        raise words.refuse("missing", link) from None
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise words.refuse("failed", link, why="it is a symbolic link loop") from None
+        raise words.refuse("unusable", link, why=e.strerror or e) from None
+
+
+def _check_own(own: Path, fname: str) -> None:
+    """Refuse, in one line naming it, a home's config that is not a regular file it can read."""
+    # Looked at, not opened: the file is opened once, by the reader that reads it (which refuses
+    # a FIFO, a device or a folder put there since, in its own words).
+    words = _own_words(fname)
+    if os.path.islink(own):
+        _link_target(own, words)
+    try:
+        mode = os.stat(own).st_mode
+    except OSError as e:
+        raise words.refuse("unusable", own, why=e.strerror or e) from None
+    if stat.S_ISDIR(mode):
+        raise words.refuse("folder", own)
+    if not stat.S_ISREG(mode):
+        raise words.refuse("irregular", own, kind=files.kind_of(mode))
+    if not os.access(own, os.R_OK):
+        raise words.refuse("denied", own)
 
 
 def configs_dir() -> Path:

@@ -1,0 +1,151 @@
+"""A home's own config that cannot be read as a regular file is refused, never passed over.
+
+Each row runs the installed `village` command in a real process, in a
+project `village init` made, with its `configs/world.json` replaced by
+something that is not a regular file it can read. The run must stop with
+exit 1 and one line naming the file and the rule, and write no log; the
+shipped world stands in only where the home has no entry of that name.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import record
+
+VILLAGE = str(Path(sys.executable).with_name("village"))
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+def _fifo(p: Path) -> None:
+    os.mkfifo(p)
+
+
+def _folder(p: Path) -> None:
+    p.mkdir()
+
+
+def _link(target: str):
+    def make(p: Path) -> None:
+        p.symlink_to(target)
+    return make
+
+
+def _unreadable(p: Path) -> None:
+    shutil.copyfile(CHECKOUT / "configs" / "world.json", p)
+    p.chmod(0)
+
+
+BROKEN = {
+    "fifo": _fifo,
+    "folder": _folder,
+    "link to /dev/zero": _link("/dev/zero"),
+    "link to /dev/urandom": _link("/dev/urandom"),
+    "link loop": _link("world.json"),
+    "dangling link": _link("nowhere.json"),
+    "unreadable file": _unreadable,
+}
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "VILLAGE_HOME"}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(CHECKOUT), env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _village(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([VILLAGE, *args], cwd=cwd, env=_env(), capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    r = _village("init", "p", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    return tmp_path / "p"
+
+
+def _run(project: Path) -> subprocess.CompletedProcess:
+    return _village("world", "run", "--ticks", "5", "--out", "x.log", cwd=project)
+
+
+def _as_root_readable(case: str) -> bool:
+    return case == "unreadable file" and os.geteuid() == 0
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_a_home_world_json_that_is_not_a_readable_regular_file_is_refused_in_one_line(project, case):
+    world = project / "configs" / "world.json"
+    world.unlink()
+    BROKEN[case](world)
+    try:
+        r = _run(project)
+    finally:
+        if world.is_file() and not world.is_symlink():
+            world.chmod(0o644)
+    if "Traceback" in r.stderr:
+        record("traceback")
+        pytest.fail(r.stderr)
+    if _as_root_readable(case) and r.returncode == 0:
+        # Root reads a file whatever its mode: then the home's file (a copy of the shipped
+        # world) must be what ran, read correctly, and the run is a correct result.
+        world.chmod(0o644)
+        again = _village("world", "run", "--ticks", "5", "--out", "again.log", cwd=project)
+        assert again.returncode == 0, again.stderr
+        assert (project / "x.log").read_bytes() == (project / "again.log").read_bytes()
+        record("clean")
+        return
+    if r.returncode == 0:
+        record("silent")
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 1, r.stderr
+    assert len(lines) == 1, r.stderr
+    assert "configs/world.json" in lines[0]
+    assert "regular file" in lines[0] and "shipped one is used only where the home has none" in lines[0]
+    assert not (project / "x.log").exists()
+    record("clean")
+
+
+def test_a_home_with_no_world_json_at_all_runs_the_shipped_world(project):
+    (project / "configs" / "world.json").unlink()
+    r = _run(project)
+    assert r.returncode == 0, r.stderr
+    assert (project / "x.log").is_file()
+    record("clean")
+
+
+@pytest.mark.parametrize("name", ["thought.json", "importance.json", "models.json", "embedder.json",
+                                  "night-plan.tmpl", "reflect-questions.tmpl"])
+def test_every_config_a_home_has_but_cannot_read_is_refused_not_replaced(project, name):
+    own = project / "configs" / name
+    own.unlink()
+    os.mkfifo(own)
+    r = _village("run", "day-of-three", "--out", "y.log", cwd=project)
+    assert "Traceback" not in r.stderr, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 1, r.stderr
+    assert len(lines) == 1 and f"configs/{name}" in lines[0] and "FIFO" in lines[0], r.stderr
+    assert not (project / "y.log").exists()
+    record("clean")
+
+
+@pytest.mark.parametrize("how", ["a file", "a dangling link"])
+def test_a_home_whose_configs_is_not_a_folder_is_refused_naming_it(project, how):
+    shutil.rmtree(project / "configs")
+    if how == "a file":
+        (project / "configs").write_text("")
+    else:
+        (project / "configs").symlink_to("nowhere")
+    r = _run(project)
+    assert "Traceback" not in r.stderr, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 1 and len(lines) == 1, r.stderr
+    assert "configs" in lines[0] and "configs/world.json" in lines[0]
+    assert not (project / "x.log").exists()
+    record("clean")
