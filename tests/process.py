@@ -18,9 +18,10 @@ ROOT = Path(__file__).resolve().parents[1]
 VILLAGE = Path(sys.executable).with_name("village")
 
 
-def env(**extra: str) -> dict[str, str]:
-    """The environment a `village` process runs in: this checkout's kernel first on the path."""
-    got = dict(os.environ, **extra)
+def env(*, drop: tuple[str, ...] = (), **extra: str) -> dict[str, str]:
+    """The environment a `village` process runs in: this checkout's kernel first on the path,
+    without the variables named in `drop` (VILLAGE_HOME, say, for a test that picks its home)."""
+    got = {k: v for k, v in os.environ.items() if k not in drop} | extra
     got["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
     return got
 
@@ -37,7 +38,8 @@ def village(*args: str, cwd: str | os.PathLike | None = None, timeout: float = 1
             environ: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """`village ARGS` as a process of its own; its exit code, stdout and stderr as text."""
     return subprocess.run(command() + list(args), capture_output=True, text=True, cwd=cwd,
-                          env=environ if environ is not None else env(), timeout=timeout)
+                          env=environ if environ is not None else env(), timeout=timeout,
+                          stdin=subprocess.DEVNULL)
 
 
 def one_error_line(r: subprocess.CompletedProcess, *, printed: str = "") -> str:

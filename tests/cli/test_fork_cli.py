@@ -19,9 +19,7 @@ from tests import process
 def village(home: Path, *args: str) -> subprocess.CompletedProcess:
     """`village ARGS` run in `home`, as a process of its own, with no home named by the
     environment."""
-    environ = process.env()
-    environ.pop("VILLAGE_HOME", None)
-    return process.village(*args, cwd=home, timeout=600, environ=environ)
+    return process.village(*args, cwd=home, timeout=600, environ=process.env(drop=("VILLAGE_HOME",)))
 
 
 def one_line(r: subprocess.CompletedProcess) -> str:

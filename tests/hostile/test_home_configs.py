@@ -12,15 +12,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests import process
+
 from .conftest import record
 
-VILLAGE = str(Path(sys.executable).with_name("village"))
-CHECKOUT = Path(__file__).resolve().parents[2]
+CHECKOUT = process.ROOT
 
 
 def _fifo(p: Path) -> None:
@@ -53,15 +53,8 @@ BROKEN = {
 }
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "VILLAGE_HOME"}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(CHECKOUT), env.get("PYTHONPATH")) if p)
-    return env
-
-
 def _village(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([VILLAGE, *args], cwd=cwd, env=_env(), capture_output=True, text=True,
-                          timeout=120, stdin=subprocess.DEVNULL)
+    return process.village(*args, cwd=cwd, environ=process.env(drop=("VILLAGE_HOME",)))
 
 
 @pytest.fixture
