@@ -35,7 +35,16 @@ SIGNALS = pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["
 pytestmark = pytest.mark.skipif(not VILLAGE.exists(), reason="no installed village program")
 
 
-def _start(*args: str, cwd: Path, preexec_fn=None) -> subprocess.Popen:
+def _as_a_terminal_starts_it() -> None:
+    # A program started from a terminal has SIGINT and SIGTERM at their defaults. This test's own
+    # process may not (a background job of a shell without job control ignores SIGINT, and a
+    # child inherits that across exec), and the program rightly keeps a SIGINT it was started
+    # ignoring (the nohup test below), so each child is started the way a user's shell starts it.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _start(*args: str, cwd: Path, preexec_fn=_as_a_terminal_starts_it) -> subprocess.Popen:
     return subprocess.Popen([str(VILLAGE), "--home", str(ROOT), *args], cwd=cwd, env=process.env(),
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, preexec_fn=preexec_fn)
