@@ -125,7 +125,9 @@ def _run_into(sc, oracle, backend: str, st, path: Path, *, record: bool, index: 
     idx = run_index(sc, path) if index else None
     t0 = time.perf_counter()
     with _bar(sc.ticks, sc.name) as bar:
-        report = engine.run(sc, oracle, path, settings=st, progress=bar.update,
+        # a run under other settings (a cap) heads its log with the digest of those settings
+        ran = sc if st is sc.settings else sc.with_settings(st)
+        report = engine.run(ran, oracle, path, settings=st, progress=bar.update,
                             on_round=lambda r: [click.echo(x) for x in _round_lines(r)],
                             projections=[idx] if idx else ())
     took = time.perf_counter() - t0

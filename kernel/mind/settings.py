@@ -17,7 +17,8 @@ settings carry as they were read, so a round renders from them and never
 opens a template file again. Moving a
 server or giving a run more threads leaves a recording's header as it
 was; changing a model, a pin, a number the round reads or a word of a
-template does not.
+template does not. A cap other than the thought file's own (`with_cap`)
+changes the thought digest as the file's depth would.
 """
 
 from __future__ import annotations
@@ -82,7 +83,14 @@ class Settings:
         return (self.generate_model, self.embed_model)
 
     def with_cap(self, cap: int) -> Settings:
-        return Settings(**{**{f: getattr(self, f) for f in self.__slots__}, "cap": cap})
+        """These settings under depth cap `cap`: the same settings where it is their own cap,
+        else with the thought digest naming the cap too, so a run under it claims its config."""
+        if cap == self.cap:
+            return self
+        digests = tuple((k, config.digest({"thought": d, "cap": cap}) if k == "thought" else d)
+                        for k, d in self.digests)
+        return Settings(**{**{f: getattr(self, f) for f in self.__slots__}, "cap": cap,
+                           "digests": digests})
 
 
 @dataclass(frozen=True, slots=True)
