@@ -94,13 +94,26 @@ def _folder_ok(raw: str, what: str, shown: str | None = None) -> Path:
     where, shown = Path(raw), raw if shown is None else shown
     if where.exists() and not where.is_dir():
         raise ConfigError(f"{what}: a sweep's out is a folder, and {shown!r} names an existing file")
+    up = _nearest(where)
+    if not up.is_dir():
+        raise ConfigError(f"{what}: a sweep's out must be a folder that can be made, and {shown!r} "
+                          f"cannot be (its nearest existing part {up} is not a folder)")
+    return where
+
+
+def _nearest(where: Path) -> Path:
     up = where.absolute()
     while not up.exists() and up != up.parent:
         up = up.parent
-    if not up.is_dir() or not os.access(up, os.W_OK | os.X_OK):
-        raise ConfigError(f"{what}: a sweep's out must be a folder that can be made, and {shown!r} "
-                          f"cannot be (its nearest existing part {up} is not a writable folder)")
-    return where
+    return up
+
+
+def creatable(spec: Spec) -> None:
+    """Refuse a sweep folder this user cannot make or write in, before anything runs."""
+    up = _nearest(spec.out)
+    if not os.access(up, os.W_OK | os.X_OK):
+        raise ConfigError(f"a sweep's out must be a folder that can be made, and {str(spec.out)!r} "
+                          f"cannot be ({up} is not a folder this user may write in)")
 
 
 def _inside(home: Path, raw: str, source: Path) -> Path:
