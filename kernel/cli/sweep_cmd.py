@@ -73,6 +73,9 @@ def sweep_cmd(spec: str, backend: str, workers: int | None, address: str | None,
     replaying = not entry(backend).live
     s = sweep.load(spec, out=out)
     plans = sweep.plans(s)
+    sweep.runnable(plans)
+    if not replaying:
+        sweep.creatable(s)
     with cluster.session(workers, address):
         where = f"{cluster.cpus()} Ray CPUs" + (f" at {address}" if address else "")
         if replaying:

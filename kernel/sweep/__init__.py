@@ -10,8 +10,8 @@ or change how a run is made (the engine does).
 """
 
 from kernel.sweep.runner import MAX_RETRIES, Outcome, load_rows, replay, run
-from kernel.sweep.spec import Plan, Spec, load, merge, plans
+from kernel.sweep.spec import Plan, Spec, creatable, load, merge, plans, runnable
 from kernel.sweep.table import TABLE
 
-__all__ = ["MAX_RETRIES", "TABLE", "Outcome", "Plan", "Spec", "load", "load_rows", "merge",
-           "plans", "replay", "run"]
+__all__ = ["MAX_RETRIES", "TABLE", "Outcome", "Plan", "Spec", "creatable", "load", "load_rows", "merge",
+           "plans", "replay", "run", "runnable"]

@@ -8,7 +8,10 @@ in, the sentence embedder's config and the three templates). A run is then the
 same on any machine that has the kernel installed, with no shared folder.
 A scenario that cannot be resolved, or an override that does not fit its
 file, is a plan with the one line saying why, so the sweep goes on and
-records it. This module runs nothing and writes nothing.
+records it. The sweep folder is checked here too, before anything runs: a
+spec's `out` stays inside the home (after `..` and links), names a folder
+or one that can be made, and holds no NUL; a sweep none of whose runs can
+start is refused. This module runs nothing and writes nothing.
 """
 
 from __future__ import annotations
@@ -74,11 +77,64 @@ def load(path: str | os.PathLike, *, out: str | os.PathLike | None = None) -> Sp
     if again:
         raise ConfigError(f"{p}: override names must differ, and {', '.join(again)} is given twice")
     home = config.home()
-    where = Path(out) if out is not None else home / v.get("out", f"runs/sweeps/{v['name']}")
+    if out is not None:
+        where = _folder_ok(str(out), "--out")
+    else:
+        where = _inside(home, v.get("out", f"runs/sweeps/{v['name']}"), p)
     return Spec(name=v["name"], description=v.get("description", ""),
                 scenarios=tuple(v["scenarios"]), seeds=tuple(v["seeds"]), ticks=v.get("ticks"),
                 overrides=tuple(v.get("overrides", ({"name": "as-is"},))), out=where,
                 digest=c.digest, source=p, value=v)
+
+
+def _folder_ok(raw: str, what: str, shown: str | None = None) -> Path:
+    """`raw` as the sweep folder: no NUL, a folder or not there yet, under a folder it can be made in."""
+    if "\0" in raw:
+        raise ConfigError(f"{what}: a sweep folder's path holds no NUL byte, and {raw!r} does")
+    where, shown = Path(raw), raw if shown is None else shown
+    if where.exists() and not where.is_dir():
+        raise ConfigError(f"{what}: a sweep's out is a folder, and {shown!r} names an existing file")
+    up = _nearest(where)
+    if not up.is_dir():
+        raise ConfigError(f"{what}: a sweep's out must be a folder that can be made, and {shown!r} "
+                          f"cannot be (its nearest existing part {up} is not a folder)")
+    return where
+
+
+def _nearest(where: Path) -> Path:
+    up = where.absolute()
+    while not up.exists() and up != up.parent:
+        up = up.parent
+    return up
+
+
+def creatable(spec: Spec) -> None:
+    """Refuse a sweep folder this user cannot make or write in, before anything runs."""
+    up = _nearest(spec.out)
+    if not os.access(up, os.W_OK | os.X_OK):
+        raise ConfigError(f"a sweep's out must be a folder that can be made, and {str(spec.out)!r} "
+                          f"cannot be ({up} is not a folder this user may write in)")
+
+
+def _inside(home: Path, raw: str, source: Path) -> Path:
+    """A spec's `out`, inside the home once `..` and links are resolved, and a folder it can make."""
+    what = f"{source}: out"
+    if "\0" in raw:
+        raise ConfigError(f"{what}: a sweep folder's path holds no NUL byte, and {raw!r} does")
+    where = home / raw
+    real, root = Path(os.path.realpath(where)), Path(os.path.realpath(home))
+    if real != root and root not in real.parents:
+        raise ConfigError(f"{what}: a sweep's out stays inside the home {root}, and {raw!r} "
+                          f"resolves to {real}")
+    return _folder_ok(str(where), what, raw)
+
+
+def runnable(plans: list[Plan]) -> None:
+    """Refuse a sweep with nothing to run: every one of its runs stopped before it starts."""
+    if plans and any(p.error is None for p in plans):
+        return
+    why = f"; the first: {plans[0].error}" if plans else ""
+    raise ConfigError(f"the sweep has nothing to run: none of its {len(plans)} runs can start{why}")
 
 
 def merge(base: Any, patch: Any) -> Any:
