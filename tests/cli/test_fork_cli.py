@@ -61,18 +61,23 @@ def test_a_fork_of_the_homes_own_world_run_with_more_food_and_a_new_description_
     assert d.returncode == 1 and "first difference at tick" in d.stdout
 
 
-def test_a_fork_of_the_homes_own_world_run_may_change_its_policy(home, tmp_path, monkeypatch):
-    def policy(w):
-        w["policy"]["chances_in_10000"]["give"] = 5000
-    w = world_with(home, "policy.json", policy)
+def _fork_in(home: Path, monkeypatch, world: Path, out: Path):
+    """`village fork a.log --at 700 --world WORLD --out OUT` in `home`, through CliRunner."""
     monkeypatch.delenv("VILLAGE_HOME", raising=False)
     monkeypatch.chdir(home)
     config.set_home(None)
     try:
-        r = CliRunner().invoke(main, ["fork", "a.log", "--at", "700", "--world", str(w),
-                                      "--out", str(tmp_path / "p.log")])
+        return CliRunner().invoke(main, ["fork", "a.log", "--at", "700", "--world", str(world),
+                                         "--out", str(out)])
     finally:
         config.set_home(None)
+
+
+def test_a_fork_of_the_homes_own_world_run_may_change_its_policy(home, tmp_path, monkeypatch):
+    def policy(w):
+        w["policy"]["chances_in_10000"]["give"] = 5000
+    w = world_with(home, "policy.json", policy)
+    r = _fork_in(home, monkeypatch, w, tmp_path / "p.log")
     assert r.exit_code == 0, r.output
     assert read_header(tmp_path / "p.log").fork_at == 700
 
@@ -100,14 +105,7 @@ def _changed(w: dict, key: str) -> None:
 def test_a_fork_of_the_homes_world_run_changing_a_key_it_keeps_is_one_line_naming_it(
         home, tmp_path, monkeypatch, key):
     w = world_with(home, f"bad-{key}.json", lambda w: _changed(w, key))
-    monkeypatch.delenv("VILLAGE_HOME", raising=False)
-    monkeypatch.chdir(home)
-    config.set_home(None)
-    try:
-        r = CliRunner().invoke(main, ["fork", "a.log", "--at", "700", "--world", str(w),
-                                      "--out", str(tmp_path / "bad.log")])
-    finally:
-        config.set_home(None)
+    r = _fork_in(home, monkeypatch, w, tmp_path / "bad.log")
     assert r.exit_code == 1
     lines = r.output.strip().splitlines()
     assert len(lines) == 1 and "may change only policy and food" in lines[0], r.output
