@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
 
@@ -44,7 +44,7 @@ from kernel.log import read_header, verify
 from kernel.mind.night import FEWEST_FELT, night_of
 from kernel.mind.reflect import Round
 from kernel.report import felt as rf
-from kernel.report import plots
+from kernel.report import plots, source
 from kernel.report.views import (
     Answerer,
     Call,
@@ -340,12 +340,6 @@ def _costs(rerun: _Rerun) -> tuple[tuple[Call, ...], tuple[RoundCost, ...]]:
     return tuple(calls), tuple(rounds)
 
 
-def scenario_for(digest: str) -> Scenario | None:
-    """The home's scenario whose runs' headers carry `digest`, or None."""
-    from kernel.engine.scenario import by_digest
-    return by_digest(digest, forks=True)
-
-
 def day(source: str | os.PathLike | Scenario, *, exemplars: str | os.PathLike | None = None) -> Day:
     """The day of a run: `source` is a log, a scenario (replayed), or a scenario's name."""
     from kernel.engine import scenario as msc
@@ -360,7 +354,7 @@ def day(source: str | os.PathLike | Scenario, *, exemplars: str | os.PathLike | 
 def _of_scenario(sc: Scenario, exemplars: str | os.PathLike | None) -> Day:
     """A scenario's day: its run is its replay, so the log and the replay are one."""
     if exemplars is not None:
-        sc = _with_recording(sc, Path(exemplars))
+        sc = source.with_recording(sc, exemplars)
     if not sc.world_only and sc.exemplars is None:
         raise VillageError(f"scenario {sc.name} has no recording to replay, so there is no "
                            f"run to report: run it (village run), then report its log")
@@ -374,24 +368,11 @@ def _of_scenario(sc: Scenario, exemplars: str | os.PathLike | None) -> Day:
 def _of_log(log: Path, exemplars: str | os.PathLike | None) -> Day:
     """A log's day: the replay of its scenario where that gives the log, else the log folded."""
     lg = _Log.read(log)
-    sc = scenario_for(lg.config_digest)
-    note = None
-    if sc is None:
-        note = (f"no scenario of this home runs under the log's config digest "
-                f"{lg.config_digest[:16]}, so the run cannot be replayed")
-    else:
-        if exemplars is not None:
-            sc = _with_recording(sc, Path(exemplars))
-        if not sc.world_only and sc.exemplars is None:
-            note = (f"the log runs under scenario {sc.name}'s configs, which has no recording: "
-                    f"give the run's recording with --exemplars")
-        elif not sc.world_only and exemplars is None and sc.head_sha256 != lg.head_hex:
-            note = (f"the log runs under scenario {sc.name}'s configs but is not its recorded "
-                    f"run: give the run's own recording with --exemplars")
+    sc, note = source.of_log(lg.config_digest, lg.head_hex, exemplars)
     views = _Views(sc, lg.config_digest)
     rerun = None
     if note is None:
-        sc = _with_ticks(sc, (lg.last_tick + 1) if lg.last_tick is not None else 0)
+        sc = source.with_ticks(sc, (lg.last_tick + 1) if lg.last_tick is not None else 0)
         rerun = _replayed(sc, views)
         if rerun.head_hex != lg.head_hex:
             why = rerun.stopped or f"it ends at head {rerun.head_hex[:16]}"
@@ -402,16 +383,6 @@ def _of_log(log: Path, exemplars: str | os.PathLike | None) -> Day:
     if rerun is None:
         views.fold(log, sc)
     return _build(lg, sc, views, rerun, note, shown=log.name)
-
-
-def _with_recording(sc: Scenario, exemplars: Path) -> Scenario:
-    if not exemplars.is_file():
-        raise VillageError(f"--exemplars names a recording, and {exemplars} is not a file")
-    return replace(sc, exemplars=exemplars)
-
-
-def _with_ticks(sc: Scenario, ticks: int) -> Scenario:
-    return replace(sc, ticks=ticks)
 
 
 def _build(lg: _Log, sc: Scenario | None, views: _Views, rerun: _Rerun | None,

@@ -1,9 +1,9 @@
 """The values the report's views return: what a reader looks at, as frozen data.
 
 The reflect modes' settings, refusals and chain; felt memory's changes,
-replayed run and nights; the plots' series and felt-strength curves; and a
-day of a run for the HTML page, down to each timeline lane, citation tree
-and retrieval table. kernel.report's modules compute these and the CLI and
+replayed run and nights; the plots' series and felt-strength curves; the
+measure of a run's minds; and a day of a run for the HTML page, down to
+each timeline lane, citation tree and retrieval table. kernel.report's modules compute these and the CLI and
 the templates render them; this module holds only their shapes, with the
 few sums a renderer asks of them. It must not compute a view, read a log
 or a file, or import a module of kernel.report.
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from kernel.engine.run import RunReport
     from kernel.engine.scenario import Scenario
     from kernel.laws.memory import Memory
+    from kernel.laws.minds import Answer, Tally, ThoughtMark
     from kernel.laws.reflection import Verdict
     from kernel.mind.felt import FeltState
     from kernel.mind.night import Night
@@ -197,6 +198,28 @@ class Strengths:
     name: str
     rows: int                    # rows of this villager with a felt state in the run
     curves: tuple[Curve, ...]    # strongest first
+
+
+# --- the measure of the minds (kernel.report.minds) -------------------------------------
+
+
+@dataclass(frozen=True)
+class Minds:
+    """How much of what a run's minds said means something: every answer and thought marked,
+    the sums per purpose, per villager and in all, and the worst answers to quote.
+
+    `vectors` says where the vectors came from ("the recording", "embedded here"), or, starting
+    "none", why there are none; `notes` what else the measure could not read."""
+
+    run: str
+    answers: tuple[Answer, ...]
+    thoughts: tuple[ThoughtMark, ...]
+    all: Tally
+    purposes: tuple[tuple[str, Tally], ...]
+    villagers: tuple[tuple[int, str, Tally], ...]
+    worst: tuple[Answer, ...]
+    vectors: str
+    notes: tuple[str, ...] = ()
 
 
 # --- a day of a run, for the HTML report (kernel.report.day) ---------------------------

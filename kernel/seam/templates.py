@@ -8,8 +8,9 @@ nothing else, so two renderings of the same data are the same bytes and the
 sha256 over them is what a recording is checked against. A memory reaches a
 template as its identity and its line only; weights, ticks and `about`
 columns are stripped here, before jinja sees them, so no template can leak
-them even by mistake. It must not call a model, state a seam rule, or decide
-what goes into a prompt (the driver chooses the memories).
+them even by mistake. `pieces` gives a template's own text, the stretches between its
+tags, for a measure that asks whether an answer says the template back. It must not call a
+model, state a seam rule, or decide what goes into a prompt (the driver chooses the memories).
 """
 
 from __future__ import annotations
@@ -170,3 +171,12 @@ def render(template: str | TemplateFile, **data: Any) -> Rendered:
                             f"({e.reason} at character {e.start})") from None
     return Rendered(bytes=out, sha256=hashlib.sha256(out).hexdigest(), template=tf.name,
                     template_sha256=tf.sha256)
+
+
+def pieces(template: str | TemplateFile) -> tuple[str, ...]:
+    """A template's own text: each stretch of it between two tags, in order, as jinja reads
+    it. What a variable or a block puts in (a name, a memory's line) is in none of them, so
+    they are the words the template itself says to every villager."""
+    tf = template if isinstance(template, TemplateFile) else template_file(template)
+    _compile(tf.name, tf.sha256, tf.text)      # a template that does not parse says so here
+    return tuple(value for _, kind, value in _ENV.lex(tf.text) if kind == "data")

@@ -1,0 +1,377 @@
+"""The measure of the minds: whether what a model said is something a reader would call a thought.
+
+This module owns the rules that mark one answer, one question and one thought, and the sums over
+many (`tally`). An answer degenerates when it ran to its token limit, says one word 3-gram three
+times or more (`loop`, over the whole answer, its citations and plans too), or is more than 30%
+digits (`digit_share`, over what it says: its string values, `said`, never its keys or the
+integers of its structure). A question parrots
+its template when it holds a run of five words of the template's own text (`parrots`, over the
+`runs` of the pieces between its tags). A thought is grounded by the cosine of its vector to the
+mean of the vectors of the rows it cites (`grounding`); it is a near-restatement when it lies
+within a small edit (`edit_share`) or a high cosine of a line its prompt showed (`nearness`); a
+villager's thoughts are alike by the mean cosine of every pair of them (`alike`). Every
+threshold is named once, below, with its reason. Words are compared as the seam compares text
+(`statement.plain`). This module must not call a model, read the log, render a template or know
+where a vector came from: the run's measure (kernel.report.minds) hands in the texts, the
+template's pieces and the vectors.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kernel.laws._errors import LawError, integer
+from kernel.laws.retrieval import cosine
+from kernel.laws.statement import plain
+
+# --- the thresholds, each named once with its reason ------------------------------------------
+
+LOOP_WORDS = 3
+"""A loop is judged on word 3-grams: two words repeat in any sentence ("of the"), three in a row
+said again and again are a phrase going round."""
+LOOP_TIMES = 3
+"""A 3-gram said this many times or more is a loop: twice may be an echo a reader lets pass,
+three times is a model going round ("106 of what he did not do. 106 of what ...")."""
+DIGIT_SHARE = 0.30
+"""An answer more than this share digits (of the characters it says, spaces aside) is counting,
+not saying: the densest lines a villager lives stay under it ("went from 11,2 to 9,3" is 0.29,
+"ate 50 mouthfuls on 9,3, 25.0 grams" 0.24)."""
+PARROT_RUN = 5
+"""A question holding this many words in a row of its template's own text says the instruction
+back: four-word runs ("what the day meant") are the plain words any question about a day uses."""
+NEAR_EDIT = 0.20
+"""A thought whose plain text is within this share of edits (of the longer text's characters)
+of a line it was shown is that line with a detail changed ("took 17 parcels" for "took 7")."""
+NEAR_COSINE = 0.90
+"""A thought at this cosine or above to a line it was shown says that line again in other
+words: the cosine at which felt memory takes a statement to be an earlier thought recurring
+(laws.felt.LAWS.recurrence)."""
+
+DEGENERATE = ("limit", "loop", "digits")
+"""Why an answer degenerates, in the order they are told."""
+
+
+# --- an answer --------------------------------------------------------------------------------
+
+_LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)("|$)', re.S)
+_KEY = re.compile(r"\s*:")
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def _text(name: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise LawError(f"Expected text but got {name}={value!r:.80}")
+    return value
+
+
+def _unescaped(body: str) -> str:
+    try:
+        return json.loads(f'"{body}"')
+    except ValueError:   # a literal cut inside an escape: its characters as they stand
+        return body
+
+
+def said(answer: str) -> tuple[str, ...]:
+    """What an answer says: the string values of its JSON text, in order, keys left out.
+
+    Read as literals, not parsed, so an answer cut off by its token limit still says what it
+    said up to the cut (its last literal runs to the end). A night plan, all integers, says
+    nothing; a statement says its statement; a questions answer its questions.
+    """
+    answer = _text("answer", answer)
+    out = []
+    for m in _LITERAL.finditer(answer):
+        if m.group(2) and _KEY.match(answer, m.end()):
+            continue
+        out.append(_unescaped(m.group(1)))
+    return tuple(out)
+
+
+def tokens(text: str) -> tuple[str, ...]:
+    """The words of a text as a loop is counted in: each run of letters and digits (NFKC,
+    casefolded), so "[445, 445, 445" is three words and "11,3" two, and punctuation, brackets
+    and quotes are none."""
+    return tuple(_TOKEN.findall(unicodedata.normalize("NFKC", _text("text", text)).casefold()))
+
+
+def loop(text: str, n: int = LOOP_WORDS) -> int:
+    """The most times one `n`-gram of `tokens(text)` occurs in it (overlapping occurrences
+    counted); 0 for a text of fewer than `n` words."""
+    words = tokens(text)
+    n = integer("n", n, at_least=1)
+    grams = Counter(words[i:i + n] for i in range(len(words) - n + 1))
+    return max(grams.values(), default=0)
+
+
+def digit_share(text: str) -> float:
+    """The share of `text`'s characters, spaces aside, that are decimal digits; 0.0 when it
+    has none but spaces."""
+    chars = [ch for ch in _text("text", text) if not ch.isspace()]
+    if not chars:
+        return 0.0
+    return sum(ch.isdecimal() for ch in chars) / len(chars)
+
+
+@dataclass(frozen=True, slots=True)
+class Marks:
+    """What the degeneracy rules say of one answer: its loop count and digit share (over what
+    it says), whether it ran to its limit, and the reasons it degenerates (of DEGENERATE)."""
+
+    loop: int
+    digits: float
+    limit: bool
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        hit = {"limit": self.limit, "loop": self.loop >= LOOP_TIMES,
+               "digits": self.digits > DIGIT_SHARE}
+        return tuple(r for r in DEGENERATE if hit[r])
+
+    @property
+    def degenerate(self) -> bool:
+        return bool(self.reasons)
+
+
+def marks(answer: str, done_reason: str, tokens_out: int | None = None,
+          limit: int | None = None) -> Marks:
+    """The degeneracy marks of one answer: it ran to its limit when its done reason is "length"
+    or, where its token counts are known, it said `limit` tokens or more; its loop is counted
+    over the whole answer (a list of citations or a plan can go round as words do), its digits
+    over what it says (`said`), since an answer's ids and a plan are integers by nature."""
+    _text("done_reason", done_reason)
+    ran = done_reason == "length"
+    if tokens_out is not None and limit is not None:
+        ran = ran or integer("tokens_out", tokens_out, at_least=0) >= integer("limit", limit,
+                                                                              at_least=1)
+    return Marks(loop=loop(answer), digits=digit_share("\n".join(said(answer))), limit=ran)
+
+
+# --- a question and its template --------------------------------------------------------------
+
+def runs(pieces: Iterable[str], n: int = PARROT_RUN) -> frozenset[tuple[str, ...]]:
+    """Every run of `n` words in a row within one piece of a template's own text (as `plain`
+    gives them). A run never spans two pieces: what lay between them was a variable."""
+    n = integer("n", n, at_least=1)
+    out = set()
+    for piece in pieces:
+        words = plain(_text("a piece of the template", piece)).split()
+        out.update(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
+    return frozenset(out)
+
+
+def parrots(question: str, template_runs: frozenset[tuple[str, ...]],
+            n: int = PARROT_RUN) -> bool:
+    """Whether `question` holds a run of `n` words of its template (`runs(pieces, n)`)."""
+    words = plain(_text("question", question)).split()
+    return any(tuple(words[i:i + n]) in template_runs for i in range(len(words) - n + 1))
+
+
+# --- a thought, its citations and the lines it was shown --------------------------------------
+
+def edit_distance(a: str, b: str) -> int:
+    """The Levenshtein distance of two texts: the fewest characters put in, taken out or changed."""
+    a, b = _text("a", a), _text("b", b)
+    if len(a) < len(b):
+        a, b = b, a
+    before = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        now = [i]
+        for j, cb in enumerate(b, start=1):
+            now.append(min(before[j] + 1, now[j - 1] + 1, before[j - 1] + (ca != cb)))
+        before = now
+    return before[-1]
+
+
+def edit_share(a: str, b: str) -> float:
+    """The edit distance of two texts as `plain` gives them, over the longer one's length:
+    0.0 for one text, 1.0 for texts with nothing in common; 0.0 for two empty texts."""
+    pa, pb = plain(_text("a", a)), plain(_text("b", b))
+    longer = max(len(pa), len(pb))
+    return edit_distance(pa, pb) / longer if longer else 0.0
+
+
+def _mean(vectors: Sequence[np.ndarray]) -> np.ndarray:
+    rows = [np.asarray(v, dtype=np.float64) for v in vectors]
+    # an exactly rounded sum for each coordinate: the same mean in any order, on any machine
+    return np.array([math.fsum(col) for col in zip(*(r.tolist() for r in rows), strict=True)]) \
+        / len(rows)
+
+
+def grounding(thought: np.ndarray, cited: Sequence[np.ndarray]) -> float:
+    """The cosine of a thought's vector to the mean of the vectors of the rows it cites."""
+    if len(cited) == 0:
+        raise LawError("Expected the vectors of the rows a thought cites but got none")
+    return cosine(thought, _mean(cited))
+
+
+@dataclass(frozen=True, slots=True)
+class Nearness:
+    """How near a thought lies to the lines its prompt showed: the least edit share and the
+    line with it, and the highest cosine (None where the vectors are not known)."""
+
+    line: int
+    edit: float
+    cosine: float | None
+
+    @property
+    def near(self) -> bool:
+        return self.edit <= NEAR_EDIT or (self.cosine is not None and self.cosine >= NEAR_COSINE)
+
+
+def nearness(thought: str, shown: Mapping[int, str], vector: np.ndarray | None = None,
+             vectors: Mapping[int, np.ndarray] | None = None) -> Nearness | None:
+    """How near `thought` is to the lines `shown` (id to text); None when none was shown.
+
+    The cosine is the highest over the shown lines with a vector in `vectors`, given the
+    thought's `vector`; ties of edit share go to the lowest id.
+    """
+    if not shown:
+        return None
+    edits = sorted((edit_share(thought, t), i) for i, t in shown.items())
+    best = None
+    if vector is not None and vectors:
+        got = [cosine(vector, vectors[i]) for i in sorted(shown) if i in vectors]
+        best = max(got, default=None)
+    edit, line = edits[0]
+    return Nearness(line=line, edit=edit, cosine=best)
+
+
+def alike(vectors: Sequence[np.ndarray]) -> tuple[float, int]:
+    """The sum of the cosines of every pair of `vectors` and how many pairs: one villager's
+    thoughts, of which the mean (sum / pairs) says how little they differ."""
+    pairs = [(i, j) for i in range(len(vectors)) for j in range(i + 1, len(vectors))]
+    return math.fsum(cosine(vectors[i], vectors[j]) for i, j in pairs), len(pairs)
+
+
+# --- the sums ---------------------------------------------------------------------------------
+
+PURPOSES = ("questions", "statement", "night")
+"""The purposes of a generation call, in the order a round and a night make them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One model answer as the measure reads it: where it was said, its marks, and what became
+    of it. `questions` and `parroting` count its questions (a questions answer); `refused` is
+    the check that refused it whole; `became` is "thought" or "recurred" for a statement that
+    stood; `groups` and `absorbed` count a night plan's accepted groups and the rows they took
+    in, `group_checks` the check of each group refused."""
+
+    tick: int
+    villager: int
+    purpose: str
+    index: int
+    text: str
+    marks: Marks
+    questions: int = 0
+    parroting: int = 0
+    refused: str | None = None
+    became: str | None = None
+    groups: int = 0
+    absorbed: int = 0
+    group_checks: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ThoughtMark:
+    """One thought written, as the measure reads it: its grounding in its citations (None
+    without vectors) and how near it is to the lines it was shown (None where they are not
+    known, or none was shown)."""
+
+    tick: int
+    villager: int
+    id: int
+    text: str
+    grounding: float | None
+    nearness: Nearness | None
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """The measure of some answers and the thoughts they wrote: counts, and the means they give.
+
+    `grounded` counts the thoughts with a grounding, `shown` those whose shown lines are known;
+    `alike_pairs` counts the pairs of one villager's thoughts with vectors. A mean over nothing
+    is None, never a number: there is nothing to say."""
+
+    answers: int = 0
+    degenerate: int = 0
+    reasons: tuple[tuple[str, int], ...] = ()
+    questions: int = 0
+    parroting: int = 0
+    question_calls: int = 0
+    questions_refused: int = 0
+    statements: int = 0
+    thoughts: int = 0
+    recurred: int = 0
+    plans: int = 0
+    plans_with_group: int = 0
+    absorbed: int = 0
+    refusals: tuple[tuple[str, int], ...] = ()
+    grounded: int = 0
+    grounding_sum: float = 0.0
+    shown: int = 0
+    near: int = 0
+    alike_sum: float = 0.0
+    alike_pairs: int = 0
+
+    @property
+    def grounding(self) -> float | None:
+        return self.grounding_sum / self.grounded if self.grounded else None
+
+    @property
+    def alike(self) -> float | None:
+        return self.alike_sum / self.alike_pairs if self.alike_pairs else None
+
+    @property
+    def kept(self) -> int:
+        """Statements that became thoughts or recurrences."""
+        return self.thoughts + self.recurred
+
+
+def tally(answers: Iterable[Answer], thoughts: Iterable[ThoughtMark] = (),
+          alike_by: Mapping[int, tuple[float, int]] | None = None) -> Tally:
+    """The sums of `answers` and `thoughts`; `alike_by` holds each villager's pair sum and pair
+    count (`alike`), of which the villagers with a thought here are summed."""
+    answers, thoughts = tuple(answers), tuple(thoughts)
+    reasons = Counter(r for a in answers for r in a.marks.reasons)
+    checks = Counter([a.refused for a in answers if a.refused is not None]
+                     + [c for a in answers for c in a.group_checks])
+    of = {p: [a for a in answers if a.purpose == p] for p in PURPOSES}
+    grounded = [t.grounding for t in thoughts if t.grounding is not None]
+    shown = [t.nearness for t in thoughts if t.nearness is not None]
+    pairs = [alike_by[v] for v in sorted({t.villager for t in thoughts}) if v in (alike_by or {})]
+    return Tally(
+        answers=len(answers), degenerate=sum(a.marks.degenerate for a in answers),
+        reasons=tuple((r, reasons[r]) for r in DEGENERATE if reasons[r]),
+        questions=sum(a.questions for a in of["questions"]),
+        parroting=sum(a.parroting for a in of["questions"]),
+        question_calls=len(of["questions"]),
+        questions_refused=sum(a.refused is not None for a in of["questions"]),
+        statements=len(of["statement"]),
+        thoughts=sum(a.became == "thought" for a in of["statement"]),
+        recurred=sum(a.became == "recurred" for a in of["statement"]),
+        plans=len(of["night"]), plans_with_group=sum(a.groups > 0 for a in of["night"]),
+        absorbed=sum(a.absorbed for a in of["night"]),
+        refusals=tuple(sorted(checks.items())),
+        grounded=len(grounded), grounding_sum=math.fsum(grounded),
+        shown=len(shown), near=sum(n.near for n in shown),
+        alike_sum=math.fsum(s for s, _ in pairs), alike_pairs=sum(n for _, n in pairs))
+
+
+def worst(answers: Iterable[Answer], n: int = 5) -> tuple[Answer, ...]:
+    """The `n` worst degenerate answers: the most reasons first, then the most repeated
+    3-gram, then the most digits, then the earliest (tick, villager, purpose, index)."""
+    bad = [a for a in answers if a.marks.degenerate]
+    bad.sort(key=lambda a: (-len(a.marks.reasons), -a.marks.loop, -a.marks.digits, a.tick,
+                            a.villager, PURPOSES.index(a.purpose) if a.purpose in PURPOSES else 3,
+                            a.index))
+    return tuple(bad[:integer("n", n, at_least=0)])
