@@ -8,7 +8,9 @@ statement, and the cost of every call, and felt memory: each villager's
 strongest rows as felt-strength curves over the days (the series `village
 plot --what strengths` draws, from kernel.report.plots) and, per night and
 villager, the plan's groups accepted and refused and the rows absorbed,
-forgotten and re-felt. The report's projections (`_Views`) are folded once:
+forgotten and re-felt; and the measure of the minds (kernel.report.minds: how many answers
+degenerate, parrot or are refused, how many become thoughts, how grounded those are, and the
+worst answers). The report's projections (`_Views`) are folded once:
 over a scenario's replay as it runs, or, for a log, over the replay of the
 run under its configs (found by the digest in the log's header) and its
 recording when that replay gives the log's head, and over the log itself
@@ -44,6 +46,7 @@ from kernel.log import read_header, verify
 from kernel.mind.night import FEWEST_FELT, night_of
 from kernel.mind.reflect import Round
 from kernel.report import felt as rf
+from kernel.report import minds as rm
 from kernel.report import plots, source
 from kernel.report.views import (
     Answerer,
@@ -178,11 +181,12 @@ class _Views:
         self.gather = _Gather({p.id: p.name for p in sc.world.people} if sc is not None else {})
         self.why = rf.why_not_felt(sc, digest)
         self.journal = rf.journal_of(sc) if self.why is None else None
+        self.minds = rm.Gather()
         self.memory: MemoryProjection | None = None
 
     @property
     def parts(self) -> list:
-        return [self.gather] + ([self.journal] if self.journal is not None else [])
+        return [self.gather, self.minds] + ([self.journal] if self.journal is not None else [])
 
     def fold(self, log: Path, sc: Scenario | None) -> None:
         """Fold the log itself: a run with no replay that gives it."""
@@ -402,7 +406,17 @@ def _build(lg: _Log, sc: Scenario | None, views: _Views, rerun: _Rerun | None,
                cost_note=cnote, rows={v: tuple(x) for v, x in g.counts.items()},
                weights=(tuple(sc.settings.retrieval.weights)
                         if sc is not None and sc.settings is not None else None),
-               felt=_felt(sc, views, last))
+               felt=_felt(sc, views, last), minds=_minds(sc, views, rerun, note, shown))
+
+
+def _minds(sc: Scenario | None, views: _Views, rerun: _Rerun | None, note: str | None,
+           shown: str):
+    """The measure of the run's minds: with the replay's rounds and the recording where the
+    replay gave the log, else from the log alone (saying why)."""
+    if rerun is not None:
+        return rm.measure(views.minds, rm.inputs_of(sc, rerun.rounds), run=shown)
+    return rm.measure(views.minds, rm.inputs_of(sc, None, ()), run=shown,
+                      notes=[note] if note else [])
 
 
 def _header(lg: _Log, sc: Scenario | None, g: _Gather, people: tuple[Person, ...],

@@ -46,7 +46,7 @@ def render(d: Day) -> str:
         d=d, h=d.header, color=color, row_colors=ROW_COLORS, row_dashes=ROW_DASHES, script_data=script_data,
         person_index={p.id: i for i, p in enumerate(d.header.people)},
         max_took=max((c.took_s for c in d.calls), default=0) or 1, fading=_fading(),
-        fewest_felt=FEWEST_FELT)
+        fewest_felt=FEWEST_FELT, minds_rules=_minds_rules())
 
 
 def _fading() -> dict[str, str]:
@@ -55,3 +55,12 @@ def _fading() -> dict[str, str]:
 
     return {"floor": f"{LAWS.floor / 1000:g}", "days": f"{LAWS.tau_days}",
             "bad": f"{LAWS.negative_factor / 1000:g}"}
+
+
+def _minds_rules() -> dict[str, str]:
+    """The measure of the minds' thresholds as the section's note says them, from the law itself."""
+    from kernel.laws import minds as lm
+
+    return {"loop_times": f"{lm.LOOP_TIMES}", "digits": f"{100 * lm.DIGIT_SHARE:g}",
+            "parrot": f"{lm.PARROT_RUN}", "edit": f"{100 * lm.NEAR_EDIT:g}",
+            "cosine": f"{lm.NEAR_COSINE:g}"}

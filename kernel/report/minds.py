@@ -264,7 +264,7 @@ def measure(g: Gather, inputs: Inputs, *, run: str, names: Mapping[int, str] | N
     who = sorted({a.villager for a in answers} | {t.villager for t in thoughts})
     named = {**g.names, **(names or {})}
     why = list(notes)
-    if runs is None:
+    if runs is None and any(a.purpose == "questions" for a in answers):
         why.append("parroting is not measured: the run's questions template is not known")
     if shown is None and thoughts:
         why.append("near-restatements are not measured: the lines each prompt showed need "

@@ -423,6 +423,7 @@ class Day:
     """Per villager, (tick, rows so far) at each tick its row count changed."""
     weights: tuple[float, float, float] | None = None   # recency, importance, relevance
     felt: FeltView = field(default_factory=FeltView)
+    minds: Minds | None = None                          # the measure of the run's minds
 
     @property
     def refusal_count(self) -> int:
