@@ -31,6 +31,10 @@ def pct(n: int, total: int) -> str:
     return f"{100 * n / total:.0f}%" if total else "-"
 
 
+def plural(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+
 def num(x: float | None) -> str:
     return "none" if x is None else f"{x:.2f}"
 
@@ -50,23 +54,34 @@ def headline(t, vectors: str) -> list[tuple[str, str, str, str]]:
         ("questions answers refused", of(t.questions_refused, t.question_calls),
          pct(t.questions_refused, t.question_calls), ""),
         ("statements that became thoughts or recurrences", of(t.kept, t.statements),
-         pct(t.kept, t.statements), f"{t.thoughts} thoughts, {t.recurred} recurrences"),
+         pct(t.kept, t.statements),
+         f"{plural(t.thoughts, 'thought')}, {plural(t.recurred, 'recurrence')}"),
         ("night plans with an accepted group", of(t.plans_with_group, t.plans),
          pct(t.plans_with_group, t.plans), ""),
         ("rows absorbed", str(t.absorbed), "", ""),
         ("thought to its citations (cosine)", num(t.grounding), "",
-         f"the mean of {t.grounded} thoughts" if t.grounded else none),
+         f"the mean of {plural(t.grounded, 'thought')}" if t.grounded else none),
         ("near-restatements of a line shown", of(t.near, t.shown) if t.shown else "none",
          pct(t.near, t.shown), ""),
         ("one villager's thoughts alike (cosine)", num(t.alike), "",
-         f"the mean of {t.alike_pairs} pairs" if t.alike_pairs else "no villager has two"),
+         f"the mean of {plural(t.alike_pairs, 'pair')}" if t.alike_pairs
+         else "no villager has two thoughts with vectors"),
         ("refusals by check", str(sum(n for _, n in t.refusals)), "", checks(t.refusals)),
+        ("a call's tokens in / out (mean)", cost(t), "",
+         f"{t.per_call('seconds'):.1f} s a call, the recording's, over {t.costed} calls"
+         if t.costed else "no call's cost is known"),
     ]
+
+
+def cost(t) -> str:
+    if not t.costed:
+        return "none"
+    return f"{t.per_call('tokens_in'):.0f} / {t.per_call('tokens_out'):.0f}"
 
 
 def _purposes(m) -> list[tuple[str, ...]]:
     return [(p, str(t.answers), f"{t.degenerate} ({pct(t.degenerate, t.answers)})",
-             *(str(dict(t.reasons).get(r, 0)) for r in ("limit", "loop", "digits")),
+             *(str(dict(t.reasons).get(r, 0)) for r in ("limit", "loop", "digits")), cost(t),
              checks(t.refusals) or "-") for p, t in m.purposes]
 
 
@@ -88,14 +103,14 @@ def lines(m) -> list[str]:
     names = {v: n for v, n, _ in m.villagers}
     n = {p: t.answers for p, t in m.purposes}
     out = [f"{m.run}: {m.all.answers} answers ({n['questions']} questions, {n['statement']} "
-           f"statements, {n['night']} night plans) and {len(m.thoughts)} thoughts; vectors: "
-           f"{m.vectors}"]
+           f"statements, {n['night']} night plans) and {plural(len(m.thoughts), 'thought')}; "
+           f"vectors: {m.vectors}"]
     out += ["  " + x for x in text_table(("figure", "count", "share", ""), headline(m.all, m.vectors),
                                          frozenset({1, 2}))]
     out += ["", "  per purpose"]
     out += ["  " + x for x in text_table(("purpose", "answers", "degenerate", "limit", "loop",
-                                          "digits", "refusals by check"), _purposes(m),
-                                         frozenset(range(1, 6)))]
+                                          "digits", "tokens in / out", "refusals by check"),
+                                         _purposes(m), frozenset(range(1, 7)))]
     out += ["", "  per villager"]
     out += ["  " + x for x in text_table(("villager", "answers", "degenerate", "parroting",
                                           "questions refused", "kept", "plans with a group",

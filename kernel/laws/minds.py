@@ -263,7 +263,8 @@ class Answer:
     of it. `questions` and `parroting` count its questions (a questions answer); `refused` is
     the check that refused it whole; `became` is "thought" or "recurred" for a statement that
     stood; `groups` and `absorbed` count a night plan's accepted groups and the rows they took
-    in, `group_checks` the check of each group refused."""
+    in, `group_checks` the check of each group refused. `cost` is the call's tokens in and out
+    and nanoseconds, where its recording holds them (None where not)."""
 
     tick: int
     villager: int
@@ -278,6 +279,7 @@ class Answer:
     groups: int = 0
     absorbed: int = 0
     group_checks: tuple[str, ...] = ()
+    cost: tuple[int, int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,8 +301,9 @@ class Tally:
     """The measure of some answers and the thoughts they wrote: counts, and the means they give.
 
     `grounded` counts the thoughts with a grounding, `shown` those whose shown lines are known;
-    `alike_pairs` counts the pairs of one villager's thoughts with vectors. A mean over nothing
-    is None, never a number: there is nothing to say."""
+    `alike_pairs` counts the pairs of one villager's thoughts with vectors; `costed` the answers
+    whose cost is known, of which `tokens_in`, `tokens_out` and `took_ns` are the sums. A mean
+    over nothing is None, never a number: there is nothing to say."""
 
     answers: int = 0
     degenerate: int = 0
@@ -322,6 +325,17 @@ class Tally:
     near: int = 0
     alike_sum: float = 0.0
     alike_pairs: int = 0
+    costed: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    took_ns: int = 0
+
+    def per_call(self, what: str) -> float | None:
+        """The mean per costed call of "tokens_in", "tokens_out" or "seconds"; None with none."""
+        if not self.costed:
+            return None
+        total = self.took_ns / 1e9 if what == "seconds" else getattr(self, what)
+        return total / self.costed
 
     @property
     def grounding(self) -> float | None:
@@ -349,6 +363,7 @@ def tally(answers: Iterable[Answer], thoughts: Iterable[ThoughtMark] = (),
     grounded = [t.grounding for t in thoughts if t.grounding is not None]
     shown = [t.nearness for t in thoughts if t.nearness is not None]
     pairs = [alike_by[v] for v in sorted({t.villager for t in thoughts}) if v in (alike_by or {})]
+    costs = [a.cost for a in answers if a.cost is not None]
     return Tally(
         answers=len(answers), degenerate=sum(a.marks.degenerate for a in answers),
         reasons=tuple((r, reasons[r]) for r in DEGENERATE if reasons[r]),
@@ -364,7 +379,9 @@ def tally(answers: Iterable[Answer], thoughts: Iterable[ThoughtMark] = (),
         refusals=tuple(sorted(checks.items())),
         grounded=len(grounded), grounding_sum=math.fsum(grounded),
         shown=len(shown), near=sum(n.near for n in shown),
-        alike_sum=math.fsum(s for s, _ in pairs), alike_pairs=sum(n for _, n in pairs))
+        alike_sum=math.fsum(s for s, _ in pairs), alike_pairs=sum(n for _, n in pairs),
+        costed=len(costs), tokens_in=sum(c[0] for c in costs),
+        tokens_out=sum(c[1] for c in costs), took_ns=sum(c[2] for c in costs))
 
 
 def worst(answers: Iterable[Answer], n: int = 5) -> tuple[Answer, ...]:

@@ -146,14 +146,14 @@ _ON: dict[type, Callable[[Gather, int, ev.Event], None]] = {
 class Inputs:
     """What a run's measure reads besides its log: the replay's rounds (None without a
     replay), the recordings (the run's, after its parent's for a fork), the questions template
-    as the run read it (None where it is not known), the run's embedder (None where it is not
-    installed or not known) and, where there is none, why."""
+    as the run read it (None where it is not known), and how to make the run's embedder."""
 
     rounds: Sequence[Round] | None = None
     recordings: tuple[Path, ...] = ()
     template: TemplateFile | None = None
-    embed: Embed | None = None
-    no_embedder: str = "the run's embedder is not known"
+    embedder: Callable[[], tuple[Embed | None, str]] | None = None
+    """The run's embedder, made only when a vector is missing (its files are checked by sha256
+    when it is made): it, or None and why not."""
 
 
 @dataclass
@@ -163,14 +163,16 @@ class _Recorded:
 
 
 def _recorded(paths: Iterable[Path]) -> _Recorded:
-    """Each generation call's tokens out and limit, by its prompt's sha256 in call order, and
+    """Each generation call's tokens in and out, limit and nanoseconds, by its prompt's sha256
+    in call order, and
     every embedded text's vector (the first recorded), from the recordings."""
     rec = _Recorded()
     for path in paths:
         for call in exemplar.load(path)["calls"]:
             if call["kind"] == "generate":
-                rec.tokens[call["prompt_sha256"]].append((call["tokens_out"],
-                                                          call["options"]["limit"]))
+                rec.tokens[call["prompt_sha256"]].append(
+                    (call["tokens_in"], call["tokens_out"], call["options"]["limit"],
+                     call["took_ns"]))
             else:
                 for text, v in zip(call["texts"], exemplar.vectors(call), strict=True):
                     rec.vectors.setdefault(text, v)
@@ -186,12 +188,13 @@ def _vectors(texts: Iterable[str], rec: _Recorded,
     missing = [t for t in texts if t not in got]
     if not missing:
         return got, "the recording's" if texts else "none: no thought to measure"
-    if inputs.embed is None:
+    embed, why = (inputs.embedder() if inputs.embedder is not None
+                  else (None, "the run's embedder is not known"))
+    if embed is None:
         if got:
-            return got, (f"the recording's, and none for {len(missing)} texts it lacks: "
-                         f"{inputs.no_embedder}")
-        return got, f"none: {inputs.no_embedder}"
-    got.update(zip(missing, inputs.embed(missing), strict=True))
+            return got, f"the recording's, and none for {len(missing)} texts it lacks: {why}"
+        return got, f"none: {why}"
+    got.update(zip(missing, embed(missing), strict=True))
     whence = f"embedded here ({len(missing)} texts)"
     return got, f"the recording's, and {whence}" if len(got) > len(missing) else whence
 
@@ -210,14 +213,15 @@ def _shown(rounds: Sequence[Round] | None) -> dict[tuple[int, int, int], dict[in
 
 def _answer(c: _Call, rec: _Recorded, runs: frozenset | None) -> lm.Answer:
     known = rec.tokens.get(c.prompt_sha256)
-    tokens_out, limit = known.popleft() if known else (None, None)
+    tokens_in, tokens_out, limit, took_ns = known.popleft() if known else (None,) * 4
     asked = lm.said(c.text) if c.purpose == "questions" else ()
     return lm.Answer(
         tick=c.tick, villager=c.villager, purpose=c.purpose, index=c.index, text=c.text,
         marks=lm.marks(c.text, c.done_reason, tokens_out, limit), questions=len(asked),
         parroting=sum(lm.parrots(q, runs) for q in asked) if runs is not None else 0,
         refused=c.refused, became=c.became, groups=c.groups, absorbed=c.absorbed,
-        group_checks=tuple(c.group_checks))
+        group_checks=tuple(c.group_checks),
+        cost=(tokens_in, tokens_out, took_ns) if tokens_out is not None else None)
 
 
 def _thought(tick: int, e: ev.Thought, rows: Mapping[int, object], vec: Mapping[str, np.ndarray],
@@ -321,9 +325,8 @@ def inputs_of(sc: Scenario | None, rounds: Sequence[Round] | None,
         template = sc.settings.template(QUESTIONS)
     else:
         template = template_file(QUESTIONS) if sc is None else None
-    embed, why = embedder_of(sc)
-    return Inputs(rounds=rounds, recordings=recordings, template=template, embed=embed,
-                  no_embedder=why or "the run's embedder is not known")
+    return Inputs(rounds=rounds, recordings=recordings, template=template,
+                  embedder=lambda: embedder_of(sc))
 
 
 def minds(run: str | os.PathLike | Scenario, *,

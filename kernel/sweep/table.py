@@ -4,7 +4,12 @@ This module owns the sweep table's shape and writing it: `runs` (one row a
 run: scenario, seed, override and its digest, status and reason, head hash,
 ticks, thoughts, refusals, calls, embeddings, model seconds, rows, and the
 felt figures: night plans asked and refused whole, groups accepted and
-refused, rows absorbed, forgotten and re-felt, and recurrences),
+refused, rows absorbed, forgotten and re-felt, and recurrences; and the
+measure of the minds, kernel.report.minds' MINDS: answers and those that
+degenerate, questions and those parroting the template, questions calls and
+those refused, statements and those kept as thoughts or recurrences, night
+plans with an accepted group, the mean cosine of a thought to its citations,
+near-restatements and how alike one villager's thoughts are),
 `refusals` (run, check, count) and `replays` (a replay's head beside the
 recorded one). Like every DuckDB file of the kernel it is derived: written
 to a temporary file and renamed, so a reader sees the old table or the new
@@ -22,6 +27,7 @@ import duckdb
 
 from kernel import files
 from kernel.report.figures import FELT
+from kernel.report.minds import MINDS
 
 TABLE = "sweep.duckdb"
 
@@ -32,7 +38,11 @@ RUNS_DDL = """CREATE TABLE runs (
     refusals INTEGER, refusals_by_check JSON, calls INTEGER, embeddings INTEGER,
     model_seconds DOUBLE, "rows" BIGINT, log_bytes BIGINT, wall_seconds DOUBLE, host VARCHAR,
     night_plans INTEGER, plans_refused INTEGER, groups_accepted INTEGER, groups_refused INTEGER,
-    rows_absorbed BIGINT, rows_forgotten BIGINT, rows_refelt BIGINT, recurrences INTEGER)"""
+    rows_absorbed BIGINT, rows_forgotten BIGINT, rows_refelt BIGINT, recurrences INTEGER,
+    answers INTEGER, answers_degenerate INTEGER, questions INTEGER, questions_parroting INTEGER,
+    question_calls INTEGER, question_calls_refused INTEGER, statements INTEGER,
+    statements_kept INTEGER, plans_with_group INTEGER, thought_grounding DOUBLE,
+    near_restatements INTEGER, thoughts_alike DOUBLE)"""
 
 REFUSALS_DDL = """CREATE TABLE refusals (run VARCHAR NOT NULL, "check" VARCHAR NOT NULL,
     count INTEGER NOT NULL)"""
@@ -43,7 +53,7 @@ REPLAYS_DDL = """CREATE TABLE replays (
 
 COLUMNS = ("run", "scenario", "seed", "override", "overrides_digest", "status", "reason", "head",
            "ticks", "events", "thoughts", "refusals", "refusals_by_check", "calls", "embeddings",
-           "model_seconds", "rows", "log_bytes", "wall_seconds", "host", *FELT)
+           "model_seconds", "rows", "log_bytes", "wall_seconds", "host", *FELT, *MINDS)
 
 
 def _runs_row(r: dict[str, Any]) -> tuple[Any, ...]:

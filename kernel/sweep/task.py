@@ -25,6 +25,7 @@ from typing import Any
 
 from kernel import events as ev
 from kernel.report import figures
+from kernel.report import minds as rm
 
 SCRATCH = "village-sweep"
 
@@ -76,8 +77,9 @@ def execute(plan: dict[str, Any], *, mode: str, sweep_key: str, recording: bytes
         sc = msc.load(here / "home" / "fixtures" / "run")
         rec_path = here / "recording.json"
         oracle = _oracle(sc, plan, mode, rec_path, recording, threads, accept_digest)
+        minds = rm.Gather()
         try:
-            report = engine_run(sc, oracle, here / "run.log")
+            report = engine_run(sc, oracle, here / "run.log", projections=[minds])
         finally:
             if oracle is not None:
                 oracle.close()
@@ -88,6 +90,8 @@ def execute(plan: dict[str, Any], *, mode: str, sweep_key: str, recording: bytes
         if oracle is not None and mode != "replay":
             oracle.save()
             rec_bytes = rec_path.read_bytes()
+        inputs = rm.inputs_of(sc, report.rounds, (rec_path,) if rec_path.is_file() else ())
+        row.update(rm.figures(rm.measure(minds, inputs, run=plan["run"])))
     except VillageError as e:
         row["reason"] = _one_line(e)
     except Exception as e:  # a bug is still one run's row: the sweep goes on and says so
