@@ -44,6 +44,11 @@ def missing(marker: str) -> str | None:
     return f"needs {', '.join(gone)}: {how}" if gone else None
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "embed: needs the sentence embedder (onnxruntime, "
+                                       "tokenizers and its pinned files)")
+
+
 def pytest_runtest_setup(item):
     for marker in OPTIONAL:
         if item.get_closest_marker(marker) is None:

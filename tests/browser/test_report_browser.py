@@ -6,7 +6,7 @@ the log and one map path per villager, log no console error or uncaught
 exception (the slider is moved too, so its script runs), and screenshot
 to something that is not blank. Its felt section must draw one curve per
 row the strength series plots (or say why the run has none), and hold a
-row for every night plan the log asked for.
+row for every night plan the log asked for; its minds section must be there.
 """
 
 from __future__ import annotations
@@ -54,6 +54,9 @@ def test_the_report_of_a_scenario_reads_in_chromium(name, browser, tmp_path):
     assert browser.js("document.querySelectorAll('article.thought').length") == kinds.count("thought")
     assert browser.js("document.querySelectorAll('svg.map path.trail').length") == len(people)
     assert browser.js("document.querySelectorAll('details.timeline').length") == len(people)
+    # the measure of the minds: a section of its own, a worst answer for each it quotes
+    assert browser.js("document.querySelectorAll('section#minds').length") == 1
+    assert browser.js("document.querySelectorAll('section#minds div.worst').length") <= 5
     # the slider's script runs without an error, and moves the villagers
     before = browser.js("Array.from(document.querySelectorAll('svg.map g.at'))"
                         ".map(g => g.getAttribute('transform')).join('|')")

@@ -1,0 +1,101 @@
+"""The measure of the minds of every committed recording, replayed with no model: the table
+docs/minds.md gives, figure for figure, and the same measure read off a log on disk.
+
+A re-recording moves these numbers, and should: the test then says which moved, and
+docs/minds.md is written again from `village minds`.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kernel.report import minds as rm
+
+# (degenerate, answers, parroting, questions, questions refused, questions calls, kept,
+#  statements, plans with a group, plans, rows absorbed, grounding to 2 places, near, shown)
+TABLE = {
+    "day-of-three": (2, 8, 4, 6, 2, 3, 1, 2, 0, 3, 0, 0.10, 0, 1),
+    "day-of-twenty-four": (29, 72, 21, 48, 12, 24, 6, 24, 0, 24, 0, 0.31, 1, 6),
+    "week-of-three": (26, 70, 11, 42, 7, 21, 8, 28, 0, 21, 0, 0.40, 1, 5),
+    "five-days-of-halla": (8, 16, 0, 10, 2, 5, 0, 6, 0, 5, 0, None, 0, 0),
+}
+
+
+def _row(t) -> tuple:
+    return (t.degenerate, t.answers, t.parroting, t.questions, t.questions_refused,
+            t.question_calls, t.kept, t.statements, t.plans_with_group, t.plans, t.absorbed,
+            None if t.grounding is None else round(t.grounding, 2), t.near, t.shown)
+
+
+@pytest.mark.parametrize("name", sorted(TABLE))
+def test_the_measure_of_each_committed_recording_is_the_table_docs_minds_gives(name):
+    m = rm.minds(name)
+    assert _row(m.all) == TABLE[name]
+    assert not m.notes
+    assert m.vectors == ("the recording's" if m.thoughts else "none: no thought to measure")
+
+
+def test_the_purposes_and_the_villagers_of_a_run_each_sum_to_the_whole():
+    m = rm.minds("week-of-three")
+    for parts in ([t for _, t in m.purposes], [t for _, _, t in m.villagers]):
+        for f in ("answers", "degenerate", "questions", "parroting", "statements", "thoughts",
+                  "recurred", "plans", "absorbed", "near", "costed", "tokens_out"):
+            assert sum(getattr(t, f) for t in parts) == getattr(m.all, f), f
+    assert [name for _, name, _ in m.villagers] == ["Halla", "Ander", "Mose"]
+
+
+def test_a_thought_that_says_a_shown_line_again_with_one_number_changed_is_found_near():
+    m = rm.minds("week-of-three")
+    near = [t for t in m.thoughts if t.nearness is not None and t.nearness.near]
+    assert [t.text for t in near] == ["Ander took 17 parcels out of Halla's hands, 3.5 grams"]
+
+
+def test_the_worst_answers_of_a_run_are_its_degenerate_ones_with_the_most_reasons_first():
+    m = rm.minds("day-of-twenty-four")
+    assert len(m.worst) == 5 and all(len(a.marks.reasons) == 3 for a in m.worst)
+
+
+def test_a_log_of_a_recorded_run_measures_as_its_scenario_does(tmp_path):
+    from click.testing import CliRunner
+
+    from kernel.cli import main
+
+    log = tmp_path / "day.log"
+    r = CliRunner().invoke(main, ["run", "day-of-three", "--oracle", "replay", "--out", str(log)])
+    assert r.exit_code == 0, r.output
+    of_log, of_scenario = rm.minds(log), rm.minds("day-of-three")
+    assert of_log.run == "day.log" and of_log.all == of_scenario.all
+    assert of_log.thoughts == of_scenario.thoughts
+
+
+def test_a_log_folded_alone_keeps_its_counts_and_says_what_it_cannot_measure(tmp_path):
+    from kernel.engine import follow, load_scenario
+    from kernel.engine.replay import replay
+
+    sc = load_scenario("day-of-three")
+    log = tmp_path / "day.log"
+    replay(sc, out=log)
+    g = rm.Gather()
+    follow(log, [g], rules=sc.rules)
+    m = rm.measure(g, rm.Inputs(), run="day.log")
+    whole = rm.minds("day-of-three").all
+    assert (m.all.answers, m.all.degenerate, m.all.kept, m.all.questions_refused) == \
+        (whole.answers, whole.degenerate, whole.kept, whole.questions_refused)
+    assert m.all.grounding is None and m.vectors.startswith("none") and m.all.costed == 0
+    assert len(m.notes) == 2
+
+
+@pytest.mark.embed
+def test_a_log_folded_alone_is_grounded_by_the_runs_embedder_as_its_recording_says(tmp_path):
+    from kernel.engine import follow, load_scenario
+    from kernel.engine.replay import replay
+
+    sc = load_scenario("week-of-three")
+    log = tmp_path / "week.log"
+    replay(sc, out=log)
+    g = rm.Gather()
+    follow(log, [g], rules=sc.rules)
+    m = rm.measure(g, rm.inputs_of(sc, None, ()), run="week.log")
+    whole = rm.minds("week-of-three").all
+    assert m.vectors.startswith("embedded here")
+    assert (m.all.grounding, m.all.alike) == (whole.grounding, whole.alike)
