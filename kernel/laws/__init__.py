@@ -6,8 +6,10 @@ weighs (`importance`), how a log's events become rows (`perception`), when
 a villager reflects and what the seam accepts (`reflection`, `statement`),
 which memories a question retrieves (`retrieval`), how strongly a row is
 felt, in integer thousandths, as it fades, is re-felt, absorbed and
-forgotten (`felt`, the laws a run feels by), and how the attractor drifts
-(`attractor`, which no run calls yet). Its errors are `LawError` and
+forgotten (`felt`, the laws a run feels by), how the attractor drifts
+(`attractor`, which no run calls yet), and how much of what a model said
+means something (`minds`, the measure of a run's answers, which changes
+nothing in a run). Its errors are `LawError` and
 `PerceptionError` (kernel.errors). It must not import the log, the store,
 the oracle, the world or the command line, nor anything that reads the
 time or draws at random; a test reads every module's imports and fails if

@@ -1,19 +1,18 @@
 """The measure of the minds: whether what a model said is something a reader would call a thought.
 
 This module owns the rules that mark one answer, one question and one thought, and the sums over
-many (`tally`). An answer degenerates when it ran to its token limit, says one word 3-gram three
-times or more (`loop`, over the whole answer, its citations and plans too), or is more than 30%
-digits (`digit_share`, over what it says: its string values, `said`, never its keys or the
-integers of its structure). A question parrots
-its template when it holds a run of five words of the template's own text (`parrots`, over the
-`runs` of the pieces between its tags). A thought is grounded by the cosine of its vector to the
-mean of the vectors of the rows it cites (`grounding`); it is a near-restatement when it lies
-within a small edit (`edit_share`) or a high cosine of a line its prompt showed (`nearness`); a
-villager's thoughts are alike by the mean cosine of every pair of them (`alike`). Every
-threshold is named once, below, with its reason. Words are compared as the seam compares text
-(`statement.plain`). This module must not call a model, read the log, render a template or know
-where a vector came from: the run's measure (kernel.report.minds) hands in the texts, the
-template's pieces and the vectors.
+many (`tally`, `worst`). An answer degenerates when it ran to its token limit, says one word
+3-gram three times or more (`loop`, over the whole answer, its citations and plans too), or is
+more than 30% digits (`digit_share`, over what it says: its string values, `said`, never its
+keys or the integers of its structure). A question parrots its template when it holds a run of
+five words of the template's own text (`parrots`, over the `runs` of the pieces between its
+tags, compared as the seam compares text, `statement.plain`). A thought is grounded by the
+cosine of its vector to the mean of the vectors of the rows it cites (`grounding`); it is a
+near-restatement when it lies within a small edit (`edit_share`) or a high cosine of a line its
+prompt showed (`nearness`); a villager's thoughts are alike by the mean cosine of every pair of
+them (`alike`). Every threshold is named once, below, with its reason. This module must not call
+a model, read the log, render a template or know where a vector came from: the run's measure
+(kernel.report.minds) hands in the texts, the template's pieces and the vectors.
 """
 
 from __future__ import annotations
