@@ -45,9 +45,7 @@ def _as_a_terminal_starts_it() -> None:
 
 
 def _start(*args: str, cwd: Path, preexec_fn=_as_a_terminal_starts_it) -> subprocess.Popen:
-    return subprocess.Popen([str(VILLAGE), "--home", str(ROOT), *args], cwd=cwd, env=process.env(),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=preexec_fn)
+    return process.start("--home", str(ROOT), *args, cwd=cwd, preexec_fn=preexec_fn)
 
 
 def _wait_for(proc: subprocess.Popen, ready) -> bool:
