@@ -12,6 +12,8 @@ results, 0 data lost) are read off every run of `make test`, not remembered.
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -87,6 +89,38 @@ def small_world_log(tmp_path_factory) -> Path:
                         environ=process.env(drop=("VILLAGE_HOME",)))
     assert r.returncode == 0, r.stderr
     return folder / "run.log"
+
+
+@pytest.fixture(scope="session")
+def made_project(tmp_path_factory) -> Path:
+    """A project `village init` made, once: copy it (`project`) rather than change it."""
+    folder = tmp_path_factory.mktemp("made")
+    r = process.village("init", "p", cwd=folder, environ=process.env(drop=("VILLAGE_HOME",)))
+    assert r.returncode == 0, r.stderr
+    return folder / "p"
+
+
+@pytest.fixture
+def project(made_project, tmp_path) -> Path:
+    """This test's own copy of a project `village init` made, at tmp_path/p."""
+    return Path(shutil.copytree(made_project, tmp_path / "p", symlinks=True))
+
+
+def tree(root: Path) -> dict[str, str]:
+    """Every file under `root` by its sha256, and every folder and link by its kind: what a
+    command that must change nothing must leave as it found."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root).as_posix()
+        if p.is_symlink():
+            out[rel] = f"link to {os.readlink(p)}"
+        elif p.is_dir():
+            out[rel] = "folder"
+        elif p.is_file():
+            out[rel] = process.sha256_of(p)
+        else:
+            out[rel] = "other"
+    return out
 
 
 class FakeOllama:
