@@ -3,7 +3,9 @@
 Hostile and CLI tests that must see what a user sees (the exit code, stderr
 as printed, what is left on disk) start the `village` script beside this
 Python, with this checkout's kernel first on the path, and read its answer
-through these helpers, so each test file does not carry its own copy.
+through these helpers, so each test file does not carry its own copy. Every
+process started here is counted (`started()`), so the hostile suite's tally
+can count only inputs that went through a real `village` process.
 """
 
 from __future__ import annotations
@@ -12,10 +14,17 @@ import hashlib
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 VILLAGE = Path(sys.executable).with_name("village")
+_started = 0
+
+
+def started() -> int:
+    """How many `village` processes this test process has started through this module."""
+    return _started
 
 
 def env(*, drop: tuple[str, ...] = (), **extra: str) -> dict[str, str]:
@@ -35,11 +44,29 @@ def command() -> list[str]:
 
 
 def village(*args: str, cwd: str | os.PathLike | None = None, timeout: float = 120,
-            environ: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """`village ARGS` as a process of its own; its exit code, stdout and stderr as text."""
+            environ: dict[str, str] | None = None,
+            preexec_fn: Callable[[], None] | None = None) -> subprocess.CompletedProcess:
+    """`village ARGS` as a process of its own; its exit code, stdout and stderr as text.
+
+    `preexec_fn` runs in the child before the program starts (a resource limit, say); bytes
+    that are not UTF-8 come back backslash-escaped rather than failing the test's decode."""
+    global _started
+    _started += 1
     return subprocess.run(command() + list(args), capture_output=True, text=True, cwd=cwd,
                           env=environ if environ is not None else env(), timeout=timeout,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL, preexec_fn=preexec_fn, errors="backslashreplace")
+
+
+def start(*args: str, cwd: str | os.PathLike | None = None, environ: dict[str, str] | None = None,
+          preexec_fn: Callable[[], None] | None = None, stdout=subprocess.DEVNULL,
+          stderr=subprocess.PIPE) -> subprocess.Popen:
+    """`village ARGS` started and left running, for a test that signals it or waits on it."""
+    global _started
+    _started += 1
+    return subprocess.Popen(command() + list(args), cwd=cwd,
+                            env=environ if environ is not None else env(),
+                            stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, text=True,
+                            preexec_fn=preexec_fn)
 
 
 def one_error_line(r: subprocess.CompletedProcess, *, printed: str = "") -> str:

@@ -1,6 +1,6 @@
 """The hypothesis strategies more than one test draws from: small random worlds and their
 villagers, perception's importance tables, world events, memory rows with their vectors and a
-query, and retrieval settings.
+query, retrieval settings, and the bad config files a careless or hostile hand writes.
 
 Each is the one definition its tests share, with the ranges those tests drew before, so a
 property keeps its rule and its examples' reach wherever it is written. A strategy only one test
@@ -8,6 +8,9 @@ uses stays in that test. This module draws values; it asserts nothing and runs n
 """
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import numpy as np
 from hypothesis import strategies as st
@@ -162,3 +165,60 @@ def json_values(scalars: st.SearchStrategy = JSON_SCALARS, *, key_size: int = 10
     return st.recursive(scalars, lambda kids: st.lists(kids, max_size=4)
                         | st.dictionaries(st.text(max_size=key_size), kids, max_size=4),
                         max_leaves=leaves)
+
+
+# -- config files a careless or hostile hand writes -------------------------------------
+
+_REPO = Path(__file__).resolve().parents[1]
+SHIPPED = {name: json.loads((_REPO / "configs" / f"{name}.json").read_text(encoding="utf-8"))
+           for name in ("world", "importance", "thought", "models")}
+SHIPPED["scenario"] = json.loads((_REPO / "fixtures" / "day-of-three" / "scenario.json").read_text())
+"""The shipped value of each config a project holds, that `mutated` changes one part of."""
+
+hostile_json = json_values(HOSTILE_SCALARS, key_size=8, leaves=20)
+
+
+def dumps(v) -> str:
+    # allow_nan: NaN and Infinity go in as the literals a hand-written file would hold.
+    return json.dumps(v, allow_nan=True)
+
+
+@st.composite
+def nested(draw) -> str:
+    """Arrays or objects nested 1 to 100,000 deep around a leaf, closed or left open."""
+    depth = draw(st.sampled_from([1, 31, 33, 65, 333, 996, 5_000, 100_000]))
+    opener = draw(st.sampled_from(["[", '{"a":', '[{"a":']))
+    closer = {"[": "]", '{"a":': "}", '[{"a":': "}]"}[opener]
+    inner = draw(st.sampled_from(["1", "[]", '"x"', "NaN", "1e999", "1" + "0" * 5000]))
+    closed = draw(st.booleans())
+    return opener * depth + inner + (closer * depth if closed else "")
+
+
+@st.composite
+def mutated(draw, name: str) -> str:
+    """The shipped file with one leaf (or one subtree) replaced by a random value."""
+    v = json.loads(json.dumps(SHIPPED[name]))
+    node, key = v, None
+    path = []
+    while isinstance(node, dict | list) and node:
+        keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+        key = draw(st.sampled_from(keys))
+        path.append((node, key))
+        if draw(st.booleans()):
+            break
+        node = node[key]
+    if path:
+        parent, key = path[-1]
+        parent[key] = draw(hostile_json)
+    text = dumps(v)
+    if draw(st.booleans()) and isinstance(v, dict) and v:
+        k = draw(st.sampled_from(list(v)))      # the same key once more, a later value
+        text = text[:-1] + f", {json.dumps(k)}: {dumps(draw(hostile_json))}" + "}"
+    return text
+
+
+def config_bytes(name: str | None = None) -> st.SearchStrategy[bytes]:
+    """A file's bytes: random bytes, random JSON, deep nesting, or (for a config `name` that
+    ships) the shipped file with one part changed."""
+    out = st.binary(max_size=200) | hostile_json.map(dumps).map(str.encode) | nested().map(str.encode)
+    return out | mutated(name).map(str.encode) if name is not None else out

@@ -1,29 +1,73 @@
 """The bad-input suite's shared parts: the tally it reports, a small log, a fake Ollama.
 
-Every input the suite tries is counted under one outcome: a clean refusal or
-correct result, a traceback, a silent wrong result, or data lost. The counts
-are printed at the end of the run, so the numbers the hardening promised
-(0 tracebacks, 0 silent wrong results, 0 data lost) are read off every run
-of `make test`, not remembered.
+Every input the suite tries is run through the real `village` program, a
+process of its own started by `tests/process.py`, and counted under one
+outcome: a clean refusal or correct result, a traceback, a silent wrong
+result, or data lost. Only such inputs count: `record` refuses to count an
+input for which the test, while it ran, started no `village` process (a
+fixture's setup does not count). The counts are printed at the end of the
+run, so the numbers the hardening promised (0 tracebacks, 0 silent wrong
+results, 0 data lost) are read off every run of `make test`, not remembered.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from kernel.testing import serve_json
+from tests import process
 
 OUTCOMES = ("clean", "traceback", "silent", "lost")
 TALLY: Counter = Counter()
+_uncounted: int | None = None     # village processes the running test started and no input has used
+_mark = 0
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item) -> Iterator[None]:
+    global _uncounted, _mark
+    _uncounted, _mark = 0, process.started()
+    try:
+        yield
+    finally:
+        _uncounted = None
 
 
 def record(outcome: str, n: int = 1) -> None:
-    """Count `n` inputs under `outcome`, one of OUTCOMES."""
+    """Count `n` inputs under `outcome`, one of OUTCOMES: each run by a `village` process of its own.
+
+    The test must have started, while it ran, at least one process through tests/process.py
+    for each input it counts; an input tried in process is not a row of the command."""
+    global _uncounted, _mark
     assert outcome in OUTCOMES, outcome
+    if _uncounted is None:
+        raise AssertionError("record counts an input only from inside a hostile test's run")
+    _uncounted += process.started() - _mark
+    _mark = process.started()
+    if _uncounted < n:
+        raise AssertionError(f"{n} input(s) counted, but only {_uncounted} village process(es) ran "
+                             f"for them: the tally counts inputs run through tests/process.py")
+    _uncounted -= n
     TALLY[outcome] += n
+
+
+@contextmanager
+def row() -> Iterator[None]:
+    """Count the one input the block runs through `village`: clean when every check in it holds;
+    a traceback when one fails on a traceback, else a silent wrong result."""
+    try:
+        yield
+    except AssertionError as e:
+        record("traceback" if "Traceback (most recent call last)" in str(e) else "silent")
+        raise
+    record("clean")
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
@@ -31,22 +75,52 @@ def pytest_terminal_summary(terminalreporter) -> None:
         return
     tried = sum(TALLY.values())
     terminalreporter.write_line(
-        f"hostile inputs: {tried:,} tried, {TALLY['clean']:,} clean errors or correct results, "
-        f"{TALLY['traceback']} tracebacks, {TALLY['silent']} silent wrong results, "
+        f"hostile inputs: {tried:,} tried, every one through the real village process "
+        f"({process.started():,} processes started), {TALLY['clean']:,} clean errors or correct "
+        f"results, {TALLY['traceback']} tracebacks, {TALLY['silent']} silent wrong results, "
         f"{TALLY['lost']} data lost")
 
 
 @pytest.fixture(scope="session")
 def small_world_log(tmp_path_factory) -> Path:
     """A log of the shipped world's first 60 ticks, made once, by the command a user runs."""
-    from click.testing import CliRunner
+    folder = tmp_path_factory.mktemp("hostile")
+    r = process.village("world", "run", "--ticks", "60", "--out", "run.log", cwd=folder,
+                        environ=process.env(drop=("VILLAGE_HOME",)))
+    assert r.returncode == 0, r.stderr
+    return folder / "run.log"
 
-    from kernel.cli import main
 
-    p = tmp_path_factory.mktemp("hostile") / "run.log"
-    r = CliRunner().invoke(main, ["world", "run", "--ticks", "60", "--out", str(p)])
-    assert r.exit_code == 0, r.output
-    return p
+@pytest.fixture(scope="session")
+def made_project(tmp_path_factory) -> Path:
+    """A project `village init` made, once: copy it (`project`) rather than change it."""
+    folder = tmp_path_factory.mktemp("made")
+    r = process.village("init", "p", cwd=folder, environ=process.env(drop=("VILLAGE_HOME",)))
+    assert r.returncode == 0, r.stderr
+    return folder / "p"
+
+
+@pytest.fixture
+def project(made_project, tmp_path) -> Path:
+    """This test's own copy of a project `village init` made, at tmp_path/p."""
+    return Path(shutil.copytree(made_project, tmp_path / "p", symlinks=True))
+
+
+def tree(root: Path) -> dict[str, str]:
+    """Every file under `root` by its sha256, and every folder and link by its kind: what a
+    command that must change nothing must leave as it found."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root).as_posix()
+        if p.is_symlink():
+            out[rel] = f"link to {os.readlink(p)}"
+        elif p.is_dir():
+            out[rel] = "folder"
+        elif p.is_file():
+            out[rel] = process.sha256_of(p)
+        else:
+            out[rel] = "other"
+    return out
 
 
 class FakeOllama:

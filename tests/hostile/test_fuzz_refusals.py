@@ -1,15 +1,24 @@
-"""Random bytes, random JSON and random nesting into every config loader and into `shaped`: only refusals.
+"""Random bytes, random JSON and random nesting in each config a project holds, through the real program.
 
-A loader either hands back a typed value or raises a kernel error (a
-`VillageError`) that names the rule; `shaped` either hands back the value
-or raises `Refused`. Anything else (a RecursionError, an OverflowError, a
-TypeError from three calls down) is a traceback a user would see, and
-fails the property. Every example is counted in the suite's tally.
+Each example writes one hypothesis-drawn file (the world, importance, thought
+or models config, day-of-three's scenario.json, or its recording) into a copy
+of a project `village init` made, and runs the `village` command that reads
+it, as a process of its own from the project's folder. The command either
+does its work (exit 0) or refuses in one line (exit 1); a file that is not
+strict JSON is always refused, in a line naming it, with no log left. Either
+way no traceback is printed, no file of the project changes, nothing is left
+behind but the command's own log, and that log verifies. Every example is
+counted in the suite's tally. The loaders' own properties, in process and
+over many more examples, are tests/properties/test_loader_fuzz.py.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import resource
+import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -17,182 +26,153 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kernel import config
-from kernel.errors import Refused, VillageError
-from kernel.oracle import Said
-from kernel.oracle import exemplar as ex
-from kernel.seam import DRAWN_SCHEMA, asked_schema, shaped
-from tests import strategies
+from kernel import log as vlog
+from tests import process, strategies
 
-from .conftest import record
+from .conftest import record, tree
 
-REPO = Path(__file__).resolve().parents[2]
-SHIPPED = {name: json.loads((REPO / "configs" / f"{name}.json").read_text(encoding="utf-8"))
-           for name in ("world", "importance", "thought", "models")}
-SHIPPED["scenario"] = json.loads((REPO / "fixtures" / "day-of-three" / "scenario.json").read_text())
+EXAMPLES = settings(max_examples=15, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+RUN = ["run", "day-of-three", "--out", "r.log"]
+REPLAY = ["replay", "day-of-three"]
 
-EXAMPLES = settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow,
-                                                           HealthCheck.filter_too_much])
-
-
-def _world(p):
-    from kernel import world
-    return world.load(p)
-
-
-def _importance(p):
-    from kernel.engine.scenario import load_rules
-    return load_rules(p)
-
-
-def _thought(p):
-    from kernel.mind import settings as msettings
-    return msettings.load(thought=p)
-
-
-LOADERS = {
-    "world": _world,
-    "importance": _importance,
-    "thought": _thought,
-    "models": lambda p: config.load(p, schema="models"),
-    "scenario": lambda p: config.load(p, schema="scenario"),
-    "exemplar": ex.load,
+# config: (where the project holds it, the schema name its mutations start from, the commands
+# that read it: one is drawn for each example)
+FILES = {
+    "world": ("configs/world.json", "world",
+              [["world", "run", "--config", "world", "--ticks", "3", "--out", "r.log"]]),
+    "importance": ("configs/importance.json", "importance", [RUN]),
+    "thought": ("configs/thought.json", "thought", [RUN]),
+    "models": ("configs/models.json", "models", [RUN]),
+    "scenario": ("fixtures/day-of-three/scenario.json", "scenario", [REPLAY, RUN]),
+    "exemplar": ("exemplars/day-of-three.json", None, [REPLAY, RUN]),
 }
-
-# -- what goes in ------------------------------------------------------------------------
-
-json_values = strategies.json_values(strategies.HOSTILE_SCALARS, key_size=8, leaves=20)
+MEMORY = 4 << 30    # bytes of address space a child may take: a config that wants more is a finding
 
 
-def _dumps(v) -> str:
-    # allow_nan: NaN and Infinity go in as the literals a hand-written file would hold.
-    return json.dumps(v, allow_nan=True)
+def _bounded() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
 
 
-@st.composite
-def nested(draw) -> str:
-    depth = draw(st.sampled_from([1, 31, 33, 65, 333, 996, 5_000, 100_000]))
-    opener = draw(st.sampled_from(["[", '{"a":', '[{"a":']))
-    closer = {"[": "]", '{"a":': "}", '[{"a":': "}]"}[opener]
-    inner = draw(st.sampled_from(["1", "[]", '"x"', "NaN", "1e999", "1" + "0" * 5000]))
-    closed = draw(st.booleans())
-    return opener * depth + inner + (closer * depth if closed else "")
+def _strict_json(data: bytes) -> bool:
+    """Whether `data` is JSON a strict reader takes: UTF-8, finite numbers, no key twice."""
+    def finite(text):
+        if not math.isfinite(float(text)):
+            raise ValueError(text)
+        return float(text)
 
+    def once(pairs):
+        keys = [k for k, _ in pairs]
+        if len(keys) != len(set(keys)):
+            raise ValueError("a key twice")
+        return dict(pairs)
 
-@st.composite
-def mutated(draw, name: str) -> str:
-    """The shipped file with one leaf (or one subtree) replaced by a random value."""
-    v = json.loads(json.dumps(SHIPPED[name]))
-    node, key = v, None
-    path = []
-    while isinstance(node, dict | list) and node:
-        keys = list(node) if isinstance(node, dict) else list(range(len(node)))
-        key = draw(st.sampled_from(keys))
-        path.append((node, key))
-        if draw(st.booleans()):
-            break
-        node = node[key]
-    if path:
-        parent, key = path[-1]
-        parent[key] = draw(json_values)
-    text = _dumps(v)
-    if draw(st.booleans()) and isinstance(v, dict) and v:
-        k = draw(st.sampled_from(list(v)))      # the same key once more, a later value
-        text = text[:-1] + f", {json.dumps(k)}: {_dumps(draw(json_values))}" + "}"
-    return text
-
-
-def inputs(name: str):
-    return (st.binary(max_size=200) | json_values.map(_dumps).map(str.encode)
-            | nested().map(str.encode) | mutated(name).map(str.encode))
-
-
-def _try(load, data: bytes) -> None:
-    with tempfile.TemporaryDirectory(prefix="village-fuzz-") as d:
-        p = Path(d) / "f.json"
-        p.write_bytes(data)
-        try:
-            load(p)
-        except VillageError:
-            record("clean")
-            return
-        except BaseException:
-            record("traceback")
-            raise
-        record("clean")   # accepted: a loader's own checks passed
-
-
-# -- the properties ------------------------------------------------------------------------
-
-
-@EXAMPLES
-@given(data=inputs("world"))
-def test_the_world_loader_only_accepts_or_refuses(data):
-    _try(LOADERS["world"], data)
-
-
-@EXAMPLES
-@given(data=inputs("importance"))
-def test_the_importance_loader_only_accepts_or_refuses(data):
-    _try(LOADERS["importance"], data)
-
-
-@EXAMPLES
-@given(data=inputs("thought"))
-def test_the_thought_loader_only_accepts_or_refuses(data):
-    _try(LOADERS["thought"], data)
-
-
-@EXAMPLES
-@given(data=inputs("models"))
-def test_the_models_loader_only_accepts_or_refuses(data):
-    _try(LOADERS["models"], data)
-
-
-@EXAMPLES
-@given(data=inputs("scenario"))
-def test_the_scenario_loader_only_accepts_or_refuses(data):
-    _try(LOADERS["scenario"], data)
-
-
-@EXAMPLES
-@given(data=st.binary(max_size=200) | json_values.map(_dumps).map(str.encode) | nested().map(str.encode))
-def test_the_recording_loader_only_accepts_or_refuses(data):
-    _try(LOADERS["exemplar"], data)
-
-
-def said(text: str, done_reason: str) -> Said:
-    return Said(text=text, done_reason=done_reason, tokens_in=1, tokens_out=1, took_ns=1,
-                load_ns=0, model="m", digest="d")
-
-
-answers = (st.text(max_size=300) | json_values.map(_dumps) | nested()
-           | st.binary(max_size=200).map(lambda b: b.decode("utf-8", "surrogateescape")))
-
-
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
-@given(text=answers, done_reason=st.sampled_from(["stop", "stop", "stop", "length", "", "load"]),
-       schema=st.sampled_from([DRAWN_SCHEMA, asked_schema(2)]))
-def test_shaped_only_accepts_or_refuses(text, done_reason, schema):
+    def no_constant(name):
+        raise ValueError(name)
     try:
-        shaped(said(text, done_reason), schema)
-    except Refused:
-        pass
-    except BaseException:
-        record("traceback")
-        raise
-    record("clean")
+        json.loads(data.decode("utf-8"), object_pairs_hook=once, parse_constant=no_constant,
+                   parse_float=finite)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
-SCHEMAS = sorted(p.stem for p in (REPO / "configs" / "schema").glob("*.json"))
+def _error_lines(stderr: str) -> list[str]:
+    return [x for x in stderr.splitlines() if x.startswith(("Error: ", "village: "))
+            and not x.startswith("village: note: ")]
 
 
-@pytest.mark.parametrize("name", SCHEMAS)
-@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.binary(max_size=200) | json_values.map(_dumps).map(str.encode) | nested().map(str.encode))
-def test_every_schema_checked_load_only_accepts_or_refuses(name, data):
-    _try(lambda p: config.load(p, schema=name), data)
+def _judge(name: str, data: bytes, r, before: dict[str, str], after: dict[str, str],
+           home: Path) -> tuple[str, str]:
+    """The example's outcome (one of the tally's) and, when not clean, what went wrong."""
+    if "Traceback (most recent call last)" in r.stderr + r.stdout:
+        return "traceback", r.stderr[-1500:]
+    if r.returncode not in (0, 1):
+        return "silent", f"exit {r.returncode}: {r.stderr[-500:]}"
+    changed = [p for p in before if after.get(p) != before[p] and p != "r.log"]
+    if changed:
+        return "lost", f"changed: {changed}"
+    if "r.log" in after:
+        try:
+            vlog.verify(home / "r.log")
+        except Exception as e:  # noqa: BLE001 - any failure here is the finding
+            return "lost", f"the run's log does not verify: {e}"
+    extra = sorted(set(after) - set(before) - {"r.log"})
+    if extra:
+        return "silent", f"left behind: {extra}"
+    lines = _error_lines(r.stderr)
+    if r.returncode == 1 and len(lines) != 1:
+        return "silent", f"exit 1 with {len(lines)} error lines: {r.stderr[-1500:]!r}"
+    if not _strict_json(data):
+        file = FILES[name][0]
+        if r.returncode == 0:
+            return "silent", f"{file} is not strict JSON, and the command took it"
+        if file not in lines[0]:
+            return "silent", f"the refusal does not name {file}: {lines[0]}"
+        if "r.log" in after:
+            return "silent", "a file refused before tick 0 left a log"
+    return "clean", ""
 
 
-def test_every_typed_loader_fuzzed_here_has_its_schema():
-    assert set(LOADERS) <= set(SCHEMAS)
+def _try(made_project: Path, name: str, data: bytes, command: list[str]) -> None:
+    with tempfile.TemporaryDirectory(prefix="village-fuzz-") as d:
+        home = Path(shutil.copytree(made_project, Path(d) / "p", symlinks=True))
+        (home / FILES[name][0]).write_bytes(data)
+        before = tree(home)
+        try:
+            r = process.village(*command, cwd=home, environ=process.env(drop=("VILLAGE_HOME",)),
+                                timeout=120, preexec_fn=_bounded)
+        except subprocess.TimeoutExpired:
+            record("silent")
+            pytest.fail(f"{' '.join(command)} gave no answer within 120 s on {data[:200]!r}")
+        kind, why = _judge(name, data, r, before, tree(home), home)
+        record(kind)
+        assert kind == "clean", f"{kind}: {why}\n{' '.join(command)} on {FILES[name][0]} = {data[:300]!r}"
+
+
+def _fuzzed(name: str):
+    _, schema, commands = FILES[name]
+    return given(data=strategies.config_bytes(schema), command=st.sampled_from(commands))
+
+
+@EXAMPLES
+@_fuzzed("world")
+def test_village_world_run_only_runs_or_refuses_a_fuzzed_world_config(made_project, data, command):
+    _try(made_project, "world", data, command)
+
+
+@EXAMPLES
+@_fuzzed("importance")
+def test_village_run_only_runs_or_refuses_a_fuzzed_importance_config(made_project, data, command):
+    _try(made_project, "importance", data, command)
+
+
+@EXAMPLES
+@_fuzzed("thought")
+def test_village_run_only_runs_or_refuses_a_fuzzed_thought_config(made_project, data, command):
+    _try(made_project, "thought", data, command)
+
+
+@EXAMPLES
+@_fuzzed("models")
+def test_village_run_only_runs_or_refuses_a_fuzzed_models_config(made_project, data, command):
+    _try(made_project, "models", data, command)
+
+
+@EXAMPLES
+@_fuzzed("scenario")
+def test_village_replay_and_run_only_run_or_refuse_a_fuzzed_scenario(made_project, data, command):
+    _try(made_project, "scenario", data, command)
+
+
+@EXAMPLES
+@_fuzzed("exemplar")
+def test_village_replay_and_run_only_run_or_refuse_a_fuzzed_recording(made_project, data, command):
+    _try(made_project, "exemplar", data, command)
+
+
+def test_strict_json_is_what_the_fuzz_expects_a_config_reader_to_take():
+    assert _strict_json(b'{"a": [1, 2.5, "x", null, true]}')
+    for bad in (b'{"a": NaN}', b'{"a": Infinity}', b'{"a": 1e999}', b'{"a": 1, "a": 2}', b"\xff",
+                b"[" * 100_000, b"{"):
+        assert not _strict_json(bad), bad

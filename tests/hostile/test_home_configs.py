@@ -1,7 +1,7 @@
 """A home's own config that cannot be read as a regular file is refused, never passed over.
 
-Each row runs the installed `village` command in a real process, in a
-project `village init` made, with its `configs/world.json` replaced by
+Each row runs the installed `village` command in a real process, in a copy
+of a project `village init` made (the `project` fixture), with its `configs/world.json` replaced by
 something that is not a regular file it can read. The run must stop with
 exit 1 and one line naming the file and the rule, and write no log; the
 shipped world stands in only where the home has no entry of that name.
@@ -55,13 +55,6 @@ BROKEN = {
 
 def _village(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return process.village(*args, cwd=cwd, environ=process.env(drop=("VILLAGE_HOME",)))
-
-
-@pytest.fixture
-def project(tmp_path) -> Path:
-    r = _village("init", "p", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    return tmp_path / "p"
 
 
 def _run(project: Path) -> subprocess.CompletedProcess:

@@ -1,43 +1,44 @@
-"""A path no file system can hold (a NUL byte, from a config or a script) is one refusal, not a ValueError."""
+"""A path a scenario names that holds a NUL byte is one refusal through the real `village` program.
+
+The command line cannot carry a NUL byte, but a config can: each row writes
+one into a path of day-of-three's scenario.json, in a copy of a project
+`village init` made, and runs `village run` and `village replay` there as a
+user would. Each stops with exit 1 and one line naming what the scenario
+names, writes no log, and changes no file of the project. (The library's
+own calls with such a path are tests/unit/test_nul_paths.py.)
+"""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from kernel import config
-from kernel import log as vlog
-from kernel.errors import VillageError
-from kernel.oracle import exemplar
-from kernel.store.paths import check_index_path
-from kernel.store.query import query
+from tests.process import env, one_error_line, village
 
-from .conftest import record
+from .conftest import row, tree
 
-BAD = "runs/a\x00b.log"
-
-CALLS = {
-    "config.load": lambda: config.load(BAD + ".json"),
-    "log.verify": lambda: vlog.verify(BAD),
-    "log.read_ticks": lambda: list(vlog.read_ticks(BAD)),
-    "log.read_header": lambda: vlog.read_header(BAD),
-    "LogWriter.create": lambda: vlog.LogWriter.create(BAD, config_digest="00", seed=1),
-    "LogWriter.open": lambda: vlog.LogWriter.open(BAD),
-    "check_index_path": lambda: check_index_path("run.log", BAD),
-    "query": lambda: query(BAD, "SELECT 1"),
-    "exemplar.load": lambda: exemplar.load(BAD),
+BAD = "configs/a\u0000b.json"
+NAMED = {
+    "thought": "names its own thought file",
+    "models": "names its own models file",
+    "importance": "names its own importance file",
+    "exemplars": "no recording at ",
+    "parent": "no scenario 'a\\x00b'",
 }
+COMMANDS = {"run": ["run", "day-of-three", "--out", "r.log"], "replay": ["replay", "day-of-three"]}
 
 
-@pytest.mark.parametrize("call", sorted(CALLS))
-def test_a_path_holding_a_nul_byte_is_refused_in_one_line(call):
-    try:
-        CALLS[call]()
-    except VillageError as e:
-        record("clean")
-        assert "\n" not in str(e)
-        return
-    except BaseException:
-        record("traceback")
-        raise
-    record("silent")
-    pytest.fail(f"{call} accepted a path holding a NUL byte")
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("key", sorted(NAMED))
+def test_a_scenario_naming_a_path_that_holds_a_nul_byte_is_refused_in_one_line(project, key, command):
+    p = project / "fixtures" / "day-of-three" / "scenario.json"
+    sc = json.loads(p.read_text(encoding="utf-8"))
+    sc |= {"parent": "a\u0000b", "fork_at": 5} if key == "parent" else {key: BAD}
+    p.write_text(json.dumps(sc), encoding="utf-8")
+    before = tree(project)
+    with row():
+        r = village(*COMMANDS[command], cwd=project, environ=env(drop=("VILLAGE_HOME",)))
+        line = one_error_line(r, printed=r.stdout)
+        assert NAMED[key] in line, line
+        assert tree(project) == before, "no log is left and no file of the project changes"

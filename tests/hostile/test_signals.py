@@ -45,9 +45,7 @@ def _as_a_terminal_starts_it() -> None:
 
 
 def _start(*args: str, cwd: Path, preexec_fn=_as_a_terminal_starts_it) -> subprocess.Popen:
-    return subprocess.Popen([str(VILLAGE), "--home", str(ROOT), *args], cwd=cwd, env=process.env(),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=preexec_fn)
+    return process.start("--home", str(ROOT), *args, cwd=cwd, preexec_fn=preexec_fn)
 
 
 def _wait_for(proc: subprocess.Popen, ready) -> bool:
@@ -219,28 +217,3 @@ def test_an_interrupted_report_leaves_the_page_that_was_there_and_no_temporary_f
         record("clean")
         return
     pytest.fail("the report was written each time before it could be interrupted")
-
-
-def test_a_log_an_interrupt_left_with_no_tick_is_removed_and_nothing_written_is_said(tmp_path):
-    from kernel.cli import writes_log
-    from kernel.errors import Interrupted
-    from kernel.log import LogWriter
-
-    log = tmp_path / "run.log"
-    with pytest.raises(Interrupted) as got, writes_log(log):
-        LogWriter.create(log, config_digest="00" * 32, seed=1).close()   # cut before its first tick
-        raise Interrupted(signal.SIGTERM)
-    assert (str(got.value), got.value.code) == (NOTHING, 143)
-    assert not log.exists()
-
-
-def test_an_interrupt_before_a_run_made_its_log_leaves_a_file_that_was_there_untouched(tmp_path):
-    from kernel.cli import writes_log
-    from kernel.errors import Interrupted
-
-    there = tmp_path / "run.log"
-    there.write_bytes(b"someone else's file")
-    with pytest.raises(Interrupted) as got, writes_log(there):
-        raise KeyboardInterrupt
-    assert (str(got.value), got.value.code) == (NOTHING, 130)
-    assert there.read_bytes() == b"someone else's file"

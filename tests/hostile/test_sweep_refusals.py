@@ -1,6 +1,6 @@
 """A sweep spec whose folder is bad, or that has nothing to run, is refused in one line before Ray starts.
 
-Each row writes a spec beside a project home `village init` made and runs
+Each row writes a spec beside a copy of a project home `village init` made and runs
 `village sweep SPEC.json --oracle replay` as a real process: exit 1, one
 line on stderr naming the rule, nothing written outside the home and no
 hidden `.part` folder left anywhere.
@@ -15,29 +15,31 @@ import pytest
 
 from tests.process import env, one_error_line, village
 
+from .conftest import row, tree
+
 
 def _tree(root: Path) -> set[str]:
     return {p.relative_to(root).as_posix() for p in root.rglob("*")}
 
 
 @pytest.fixture
-def home(tmp_path) -> Path:
-    r = village("init", "p", cwd=tmp_path, environ=env(drop=("VILLAGE_HOME",)))
-    assert r.returncode == 0, r.stderr
-    return tmp_path / "p"
+def home(project) -> Path:
+    return project
 
 
 def _refused(home: Path, spec: dict, rule: str) -> str:
     root = home.parent
     p = root / "spec.json"
     p.write_text(json.dumps(spec))
-    before = _tree(root)
-    r = village("sweep", str(p), "--oracle", "replay", cwd=home,
-                environ=env(drop=("VILLAGE_HOME",)), timeout=60)
-    line = one_error_line(r)
-    assert rule in line, line
-    assert _tree(root) == before, "nothing is written, inside the home or out of it"
-    assert not [q for q in root.rglob("*.part")], "no .part folder is left"
+    before = tree(root)
+    with row():
+        r = village("sweep", str(p), "--oracle", "replay", cwd=home,
+                    environ=env(drop=("VILLAGE_HOME",)), timeout=60)
+        line = one_error_line(r)
+        assert rule in line, line
+        assert _tree(root) == set(before), "nothing is written, inside the home or out of it"
+        assert tree(root) == before, "every file inside the home and out of it is as it was"
+        assert not [q for q in root.rglob("*.part")], "no .part folder is left"
     return line
 
 
