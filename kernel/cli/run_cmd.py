@@ -75,7 +75,7 @@ def _bar(total: int, desc: str):
 @click.option("--record", is_flag=True,
               help="Record every call into the scenario's exemplar file and its head hash "
                    "into its scenario.json (live backends only).")
-@click.option("--out", type=click.Path(dir_okay=False), default=None,
+@click.option("--out", type=click.Path(), default=None,
               help="Where the run's log goes (default: a new file under the home's runs/).")
 @click.option("--cap", type=click.IntRange(min=0), default=None,
               help="Run under this depth cap instead of the scenario's (0: no cap).")

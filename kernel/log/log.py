@@ -239,6 +239,23 @@ def _a_path(path: str | os.PathLike) -> None:
     files.a_path(path, _WORDS)
 
 
+# How a new log's path is refused: the output guard's refusal part, for a file that is
+# appended to and so never written through a temporary one.
+_NEW = files.Words("log", LogError,
+                   out_folder="{path} is a folder: {doing} writes a new log file",
+                   out_irregular="{path} is {kind}: {doing} writes a new log file",
+                   out_new="{path} already exists: {doing} writes a new log (remove it, or pick "
+                           "another path)",
+                   unusable="cannot create {path}: {why}")
+
+
+def check_new(path: str | os.PathLike, *, who: str = "a run") -> Path:
+    """`path` as a Path if a new log may be created there by `who` ("a run", "a fork"): no
+    NUL, no name or path over the system's limits, and nothing there at all (a file, a link
+    to one of the run's inputs, a FIFO, a device, a folder), so a log is only ever new."""
+    return files.check_new_file(path, replace(_NEW, doing=who))
+
+
 def _open_read(path: str | os.PathLike):
     return open(_open_fd(path, os.O_RDONLY, "read it"), "rb", buffering=1 << 20)
 
@@ -486,6 +503,7 @@ class LogWriter:
         if path.suffix.lower() == ".duckdb":
             raise LogError(f"{path} ends in .duckdb, the name of a run's index: a log's name must "
                            f"not, or indexing it would replace it (pick another name, e.g. .log)")
+        check_new(path)
         header = Header(format=FORMAT, config_digest=config_digest, seed=seed)
         if fork is not None and fork.fork_at is not None:
             header = Header(format=FORMAT, config_digest=config_digest, seed=seed,
