@@ -325,12 +325,13 @@ def check_output(path: str | os.PathLike, words: Words, *, kind: Kind | None = N
 def check_new_file(path: str | os.PathLike, words: Words) -> Path:
     """`path` as a Path if a new file may be made there, by a writer that makes it itself and
     never replaces one (a run's log): a name the system can hold, and nothing there at all,
-    not even a link (so no input, no log, no FIFO, no device). The folder is its open's to
-    find."""
+    not even a link (so no input, no log, no FIFO, no device), in a folder that exists."""
     p = check_name(path, words)
     try:
         st = os.lstat(p)
     except (FileNotFoundError, NotADirectoryError):
+        if not _is_dir(p.parent):
+            raise words.refuse("no_folder", p, folder=p.parent) from None
         return p
     except OSError as e:
         raise words.refuse("unusable", p, why=e.strerror or e) from None

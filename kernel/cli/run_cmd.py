@@ -19,6 +19,7 @@ from kernel.cli.world_cmd import write_index
 from kernel.engine import scenario as msc
 from kernel.engine.replay import replay
 from kernel.errors import ReplayMismatch, VillageError
+from kernel.log import check_new
 from kernel.mind.reflect import Round
 from kernel.oracle import backends, entry
 
@@ -99,6 +100,8 @@ def run_cmd(scenario: str, backend: str, workers: int | None, address: str | Non
     sc = msc.load(scenario)
     if record and not entry(backend).live:
         raise click.UsageError("--record needs a live oracle: --oracle llamacpp or ollama")
+    if out is not None:
+        check_new(out)      # before any model is reached
     oracle = for_run(sc, backend, workers=workers, address=address, record=record,
                      accept_digest=accept_digest)
     try:

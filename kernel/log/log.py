@@ -246,6 +246,7 @@ _NEW = files.Words("log", LogError,
                    out_irregular="{path} is {kind}: {doing} writes a new log file",
                    out_new="{path} already exists: {doing} writes a new log (remove it, or pick "
                            "another path)",
+                   no_folder="cannot create {path}: the folder {folder} does not exist",
                    unusable="cannot create {path}: {why}")
 
 
@@ -500,10 +501,10 @@ class LogWriter:
         path = Path(path)
         if type(seed) is not int:
             raise LogError(f"a world seed is an integer, not {seed!r}")
+        check_new(path)
         if path.suffix.lower() == ".duckdb":
             raise LogError(f"{path} ends in .duckdb, the name of a run's index: a log's name must "
                            f"not, or indexing it would replace it (pick another name, e.g. .log)")
-        check_new(path)
         header = Header(format=FORMAT, config_digest=config_digest, seed=seed)
         if fork is not None and fork.fork_at is not None:
             header = Header(format=FORMAT, config_digest=config_digest, seed=seed,
