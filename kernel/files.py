@@ -1,12 +1,16 @@
 """Files: opening a file to read it, the one guard every output passes, and the atomic write.
 
-This module owns the few ways the kernel touches a file as a file. A file
+This module owns the few ways the kernel touches a file as a file: a file
 is opened without blocking (a FIFO with no writer is refused at once, never
 waited on) and only if it is a regular file; a path holding a NUL byte is
-refused before the system sees it. Every command that writes asks the one
-guard here first (`check_output`, or `Output`, which checks and writes), and
-it refuses, in one line in the words of the caller's `Words` (each kind of
-file names itself, and its tests hold its lines):
+refused before the system sees it; every command that writes asks the one
+output guard here first (`check_output`, `check_new_file`, `check_new_folder`,
+or `Output`, which checks and then writes), and writes through a temporary
+file or folder beside its path. It imports only the standard library and
+kernel.errors; it knows each kind of file by its first bytes alone, and
+must not know what a log, a config or an index holds. The guard refuses, in
+one line in the words of the caller's `Words` (each kind of file names
+itself, and its tests hold its lines):
 
 - a path with a NUL byte, a name longer than its file system's NAME_MAX, a
   path longer than PATH_MAX, a folder that does not exist;
@@ -35,11 +39,9 @@ the new one and never half of one; the temporary file is removed on any
 error (a full disk, an interrupt), so a failed write leaves what was there
 before, byte for byte, and "cannot write PATH: WHY" is its one line. A
 folder (a new project) is built the same way, hidden beside its place and
-renamed there whole. A run's log is the exception: it is appended to and
-crash-safe by itself (kernel.log), so it asks only the refusals. This module
-imports only the standard library and kernel.errors; it knows each kind of
-file by its first bytes alone and must not know what a log, a config or an
-index holds.
+renamed there whole, as is each run of a sweep (kernel.sweep, its `.part`
+folder). A run's log is the exception: it is appended to and crash-safe by
+itself (kernel.log), so it asks only the refusals (`check_new_file`).
 """
 
 from __future__ import annotations
