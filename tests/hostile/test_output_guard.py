@@ -224,11 +224,27 @@ def home(tmp_path_factory) -> Path:
     return root / "p"
 
 
-def test_a_fork_saved_under_a_name_over_name_max_is_one_line_and_saves_nothing(home):
-    name = "s" * 300
-    _refused(home, ["fork", "vd.log", "--at", "3", "--save-as", name, "--out", "f.log"],
-             "is 300 bytes, and its file system allows 255", "s" * 40,
-             environ=process.env(drop=("VILLAGE_HOME",)))
+SAVED = {
+    "a name over NAME_MAX": ("s" * 300, None, "is 300 bytes, and its file system allows 255"),
+    "a file there": ("taken", lambda p: p.write_text("mine\n"), "already exists"),
+    "a FIFO there": ("taken", os.mkfifo, "already exists"),
+    "a folder there": ("taken", lambda p: (p.mkdir(), (p / "keep.txt").write_text("mine\n")),
+                       "already exists"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SAVED))
+def test_a_fork_saved_where_no_new_scenario_can_go_is_one_line_and_saves_nothing(home, case):
+    name, make, rule = SAVED[case]
+    there = home / "fixtures" / name
+    if make is not None:
+        make(there)
+    try:
+        _refused(home, ["fork", "vd.log", "--at", "3", "--save-as", name, "--out", "f.log"],
+                 rule, str(there)[:len(str(home)) + 60], environ=process.env(drop=("VILLAGE_HOME",)))
+    finally:
+        if make is not None:
+            shutil.rmtree(there) if there.is_dir() else there.unlink()
 
 
 # -- a disk that fills: what was there stays, and no temporary file is left ---------
