@@ -7,8 +7,9 @@ by), `configs/` with the shipped config files and templates, and
 three villagers reflecting and having a night, with its recording in
 `exemplars/`, so a new project's first replay, report and live run show
 minds. Schemas are not copied: they are the kernel's contract, read from
-the shipped files always. This module writes only into the new folder, and
-each file through a temporary name and a rename.
+the shipped files always. This module writes only into the new folder,
+which is built whole, hidden beside its place, and renamed there, or
+nothing is left of it.
 """
 
 from __future__ import annotations
@@ -49,8 +50,21 @@ class Made:
 
 
 def _write(path: Path, data: bytes) -> None:
+    # Inside a folder no reader sees until it is renamed whole: a plain write, made durable.
     path.parent.mkdir(parents=True, exist_ok=True)
-    files.write_atomic(path, data)
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+_WORDS = files.Words(
+    "project", ConfigError,
+    out_full="village init writes a new project, and {path} is not an empty folder",
+    out_new="village init writes a new project, and {path} is not an empty folder",
+    out_irregular="village init writes a new project, and {path} is {kind}, not an empty folder",
+    unusable="cannot make the project folder {path}: {why}",
+    unwritable="cannot write the project {path}: {why}; nothing of it was left")
 
 
 def _sources(src: Path) -> list[tuple[Path, Path]]:
@@ -73,24 +87,24 @@ def _sources(src: Path) -> list[tuple[Path, Path]]:
 
 
 def init(folder: str | os.PathLike) -> Made:
-    """Write a new project into `folder`, which must not exist or must be empty."""
+    """Write a new project into `folder`, which must not exist or must be empty.
+
+    It is built whole or not at all (kernel.files.new_folder): a full disk or
+    an interrupt leaves nothing of it, and a name the system cannot hold is
+    refused before anything is made.
+    """
     dest = Path(folder)
-    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
-        raise ConfigError(f"village init writes a new project, and {dest} is not an empty folder")
     sources = _sources(config.shipped())
-    try:
-        dest.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise ConfigError(f"cannot make the project folder {dest}: {e.strerror}") from None
-    files: list[Path] = []
-    for p, rel in sources:
-        files.append(dest / rel)
-        _write(files[-1], p.read_bytes())
-    files.append(dest / "village.toml")
-    _write(files[-1], TOML.encode())
-    files.append(dest / "README.md")
-    _write(files[-1], README.encode())
-    return Made(dest, tuple(files))
+    inside = max(len(os.fsencode(os.fspath(rel))) for _, rel in sources) + 1
+    wrote = [rel for _, rel in sources] + [Path("village.toml"), Path("README.md")]
+    with files.new_folder(dest, _WORDS, inside=inside) as into:
+        for p, rel in sources:
+            _write(into / rel, p.read_bytes())
+        _write(into / "village.toml", TOML.encode())
+        _write(into / "README.md", README.encode())
+        for d in {into / q for rel in wrote for q in rel.parents}:
+            files.fsync(d)
+    return Made(dest, tuple(dest / rel for rel in wrote))
 
 
 __all__ = ["SCENARIOS", "Made", "init"]

@@ -13,9 +13,10 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from kernel import config
+from kernel import config, files
 from kernel.cli import CONTEXT
 from kernel.errors import VillageError
+from kernel.log import check_new
 from kernel.oracle import backends, entry, make
 
 
@@ -34,6 +35,9 @@ def _saveable(name: str, p, run: str, record: bool, exemplars: str | None) -> Pa
     such file, and naming it would make `village replay` of the home fail.
     """
     folder = config.home() / "fixtures" / name
+    files.check_name(folder, files.Words("scenario"), inside=len("/importance.json"))
+    if record:
+        files.check_name(config.home() / "exemplars" / f"{name}.json", files.Words("recording"))
     if folder.exists():
         raise VillageError(f"{folder} already exists: a fork is saved as a new scenario")
     if p.parent.folder is None:
@@ -120,7 +124,7 @@ def _save_as(name: str, p, report, recording: Path | None, label: dict | None,
                    "(RUN is a scenario's run; where villagers reflect, with --record or "
                    "--exemplars).")
 @click.option("--accept-digest", is_flag=True, help="Run a model whose digest is not the pinned one.")
-@click.option("--out", type=click.Path(dir_okay=False), required=True, help="The fork's new log.")
+@click.option("--out", type=click.Path(), required=True, help="The fork's new log.")
 def fork_cmd(run: str, at: int, thought: str | None, world: str | None, scenario: str | None,
              backend: str, exemplars: str | None, parent_exemplars: str | None, ticks: int | None,
              record: bool, save_as: str | None, accept_digest: bool, out: str) -> None:
@@ -141,9 +145,7 @@ def fork_cmd(run: str, at: int, thought: str | None, world: str | None, scenario
     if save_as is not None and ("/" in save_as or save_as in ("", ".", "..")):
         raise click.BadParameter(f"a scenario's name is one folder name, not {save_as!r}",
                                  param_hint="--save-as")
-    if Path(out).exists():
-        raise VillageError(f"{out} already exists: a fork writes a new log (remove it, or pick "
-                           f"another path)")
+    check_new(out, who="a fork")
     p = fork.plan(run, at, thought=thought, world=world, scenario=scenario, ticks=ticks,
                   parent_recording=parent_exemplars)
     recording = None if save_as is None else _saveable(save_as, p, run, record, exemplars)

@@ -13,7 +13,7 @@ from kernel.cli import CONTEXT
 
 
 @click.command("init", context_settings=CONTEXT)
-@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("folder", type=click.Path(path_type=Path))
 def init_cmd(folder: Path) -> None:
     """Write a new project into FOLDER: village.toml, configs/, two small scenarios, a README.
 

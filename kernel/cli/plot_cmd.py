@@ -14,7 +14,6 @@ import click
 from kernel import files
 from kernel.calendar import Calendar
 from kernel.cli import CONTEXT
-from kernel.errors import VillageError
 
 WHAT = ("rows", "strengths", "cost", "refusals")
 SIZE = (9.0, 5.0)      # inches
@@ -36,7 +35,7 @@ def _colors(n: int):
     return [cmap(i % cmap.N) for i in range(n)]
 
 
-def draw_rows(series, title: str, out: Path) -> None:
+def draw_rows(series, title: str, out: files.Output) -> None:
     plt, fig, ax = _figure()
     for s, c in zip(series, _colors(len(series)), strict=True):
         ax.step(s.x, s.y, where="post", label=s.label, color=c, linewidth=1.4)
@@ -50,7 +49,7 @@ def draw_rows(series, title: str, out: Path) -> None:
     _save(plt, fig, out)
 
 
-def draw_strengths(villagers, title: str, out: Path, ticks_per_day: int) -> None:
+def draw_strengths(villagers, title: str, out: files.Output, ticks_per_day: int) -> None:
     """Felt-now curves; one villager's rows each in its own colour, several villagers' by villager."""
     plt, fig, ax = _figure()
     one = len(villagers) == 1
@@ -104,7 +103,7 @@ def _short(text: str, n: int = 48) -> str:
     return text if len(text) <= n else text[:n - 1] + "\u2026"
 
 
-def draw_cost(calls, title: str, out: Path) -> None:
+def draw_cost(calls, title: str, out: files.Output) -> None:
     plt, fig, ax = _figure()
     models = sorted({c.model for c in calls})
     col = dict(zip(models, _colors(len(models)), strict=True))
@@ -120,7 +119,7 @@ def draw_cost(calls, title: str, out: Path) -> None:
     _save(plt, fig, out)
 
 
-def draw_refusals(by_check, title: str, out: Path) -> None:
+def draw_refusals(by_check, title: str, out: files.Output) -> None:
     plt, fig, ax = _figure()
     checks = list(by_check)
     purposes = sorted({p for c in by_check.values() for p in c})
@@ -143,20 +142,31 @@ def draw_refusals(by_check, title: str, out: Path) -> None:
     _save(plt, fig, out)
 
 
-def _save(plt, fig, out: Path) -> None:
+def _save(plt, fig, out: files.Output) -> None:
+    """Draw the figure into a temporary file beside its path and rename it there, so a
+    failed write (a full disk) leaves the PNG that was there, or none, and no empty file."""
     fig.tight_layout()
     try:
-        fig.savefig(out, format="png", dpi=DPI)
-    except OSError as e:
-        raise VillageError(f"cannot write {out}: {e.strerror or e}") from None
+        with out.replacing() as tmp:
+            fig.savefig(tmp, format="png", dpi=DPI)
     finally:
         plt.close(fig)
+
+
+def _output(run: str, out: str, exemplars: str | None) -> files.Output:
+    """Where the figure goes, checked before anything is read: a PNG may be replaced, never
+    the run's log, its recording or its index (each an input of the figure) nor any other file."""
+    index = Path(run).with_suffix(".duckdb") if Path(run).name else None
+    o = files.Output(Path(out), files.Words("figure"), kind=files.PNG,
+                     inputs=(run, exemplars, index))
+    o.check()
+    return o
 
 
 @click.command("plot", context_settings=CONTEXT)
 @click.argument("run")
 @click.option("--what", type=click.Choice(WHAT), required=True, help="The figure to draw.")
-@click.option("--out", type=click.Path(dir_okay=False), required=True, help="The PNG to write.")
+@click.option("--out", type=click.Path(), required=True, help="The PNG to write.")
 @click.option("--exemplars", type=click.Path(dir_okay=False), default=None,
               help="The run's recording, for --what cost [default: a scenario's own].")
 @click.option("--who", default=None, metavar="NAME",
@@ -175,32 +185,33 @@ def plot_cmd(run: str, what: str, out: str, exemplars: str | None, who: str | No
     """
     from kernel.report import plots
 
-    path = files.check_output(out, files.Words("figure"))
+    o = _output(run, out, exemplars)
+    path = o.path
     title = Path(run).name
     if what == "cost" and exemplars is not None:
         calls = plots.cost(plots.recording_of(None, exemplars))
-        draw_cost(calls, title, path)
+        draw_cost(calls, title, o)
         click.echo(f"{path}: model time of {len(calls)} calls")
         return
     r = plots.run_of(run)
     if what == "rows":
         series = plots.rows(r)
-        draw_rows(series, title, path)
+        draw_rows(series, title, o)
         click.echo(f"{path}: memory rows of {len(series)} villagers")
     elif what == "strengths":
         got = plots.strengths(r, top=(TOP_ONE if who else TOP_ALL) if top is None else top,
                              who=who)
-        draw_strengths(got, title, path, r.scenario.world.ticks_per_day)
+        draw_strengths(got, title, o, r.scenario.world.ticks_per_day)
         whose = got[0].name if len(got) == 1 else f"{len(got)} villagers"
         click.echo(f"{path}: felt strength of {sum(len(v.curves) for v in got)} rows of "
                    f"{whose}")
     elif what == "cost":
         calls = plots.cost(plots.recording_of(r, None))
-        draw_cost(calls, title, path)
+        draw_cost(calls, title, o)
         click.echo(f"{path}: model time of {len(calls)} calls")
     else:
         by = plots.refusals(r)
-        draw_refusals(by, title, path)
+        draw_refusals(by, title, o)
         click.echo(f"{path}: {sum(sum(c.values()) for c in by.values())} refusals by "
                    f"{len(by)} checks")
 

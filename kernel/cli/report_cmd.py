@@ -8,15 +8,20 @@ import click
 
 from kernel import files
 from kernel.cli import CONTEXT
-from kernel.errors import VillageError
 
 
-def _write(path: Path, text: str) -> None:
-    files.check_output(path, files.Words("report"))
-    try:
-        files.write_atomic(path, text.encode("utf-8"))
-    except OSError as e:
-        raise VillageError(f"cannot write {path}: {e.strerror or e}") from None
+def _output(run: str, out: str | None, exemplars: str | None) -> files.Output:
+    """Where the page goes, checked before the run is replayed: an HTML page may be replaced,
+    never the run's log, its recording or its index (each an input of the page) nor any
+    other file."""
+    name = Path(run).name
+    path = Path(out) if out else Path(name).with_suffix(".html") if name else Path("report.html")
+    if path.suffix == "" and not out:
+        path = Path(f"{name}.html")
+    inputs = (run, exemplars, Path(run).with_suffix(".duckdb") if name else None)
+    o = files.Output(path, files.Words("report"), kind=files.HTML, inputs=inputs)
+    o.check()
+    return o
 
 
 @click.command("report", context_settings=CONTEXT)
@@ -24,7 +29,7 @@ def _write(path: Path, text: str) -> None:
 @click.option("--exemplars", type=click.Path(dir_okay=False), default=None,
               help="The run's recording, for the retrieval tables and the cost of each call "
                    "[default: a scenario's own].")
-@click.option("--out", type=click.Path(dir_okay=False), default=None,
+@click.option("--out", type=click.Path(), default=None,
               help="Where the page goes [default: RUN's name with .html, in the working folder].")
 def report_cmd(run: str, exemplars: str | None, out: str | None) -> None:
     """Write one HTML page of RUN (a log, or a scenario, which is replayed first).
@@ -40,11 +45,9 @@ def report_cmd(run: str, exemplars: str | None, out: str | None) -> None:
     from kernel.report.day import day
     from kernel.report.html import render
 
+    o = _output(run, out, exemplars)
     d = day(run, exemplars=exemplars)
-    path = Path(out) if out else Path(Path(run).name).with_suffix(".html")
-    if path.suffix == "" and not out:
-        path = Path(f"{Path(run).name}.html")
-    _write(path, render(d))
+    path = o.write(render(d).encode("utf-8"))
     size = path.stat().st_size
     click.echo(f"{path}: {size:,} bytes; {d.header.ticks:,} ticks, {len(d.header.people)} villagers, "
                f"{len(d.thoughts)} thoughts, {d.refusal_count} refusals, "

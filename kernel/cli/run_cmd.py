@@ -19,6 +19,7 @@ from kernel.cli.world_cmd import write_index
 from kernel.engine import scenario as msc
 from kernel.engine.replay import replay
 from kernel.errors import ReplayMismatch, VillageError
+from kernel.log import check_new
 from kernel.mind.reflect import Round
 from kernel.oracle import backends, entry
 
@@ -75,7 +76,7 @@ def _bar(total: int, desc: str):
 @click.option("--record", is_flag=True,
               help="Record every call into the scenario's exemplar file and its head hash "
                    "into its scenario.json (live backends only).")
-@click.option("--out", type=click.Path(dir_okay=False), default=None,
+@click.option("--out", type=click.Path(), default=None,
               help="Where the run's log goes (default: a new file under the home's runs/).")
 @click.option("--cap", type=click.IntRange(min=0), default=None,
               help="Run under this depth cap instead of the scenario's (0: no cap).")
@@ -99,6 +100,8 @@ def run_cmd(scenario: str, backend: str, workers: int | None, address: str | Non
     sc = msc.load(scenario)
     if record and not entry(backend).live:
         raise click.UsageError("--record needs a live oracle: --oracle llamacpp or ollama")
+    if out is not None:
+        check_new(out)      # before any model is reached
     oracle = for_run(sc, backend, workers=workers, address=address, record=record,
                      accept_digest=accept_digest)
     try:

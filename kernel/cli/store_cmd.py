@@ -31,7 +31,7 @@ def _run_values(importance: Path | None = None) -> dict:
 
 @click.command("index", context_settings=CONTEXT)
 @click.argument("log", type=_LOG)
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Where to write the index [default: LOG with .duckdb in place of its suffix].")
 @_IMPORTANCE
 def index_cmd(log: Path, out: Path | None, importance: Path | None) -> None:

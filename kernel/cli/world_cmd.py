@@ -26,7 +26,7 @@ def world() -> None:
               help="A world config: a name under the home's configs/ or a path to a .json file.")
 @click.option("--ticks", type=click.IntRange(min=1), default=None,
               help="How many ticks to run from tick 0 [default: one day, the config's ticks_per_day].")
-@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
               help="The new log to write; it must not exist yet.")
 @click.option("--index", "index", is_flag=True,
               help="Also write the run's DuckDB index (OUT with .duckdb), from the rows the run "

@@ -7,6 +7,7 @@ from kernel.log.log import (
     Recovery,
     Summary,
     Tick,
+    check_new,
     fold,
     native,
     read_events,
@@ -15,5 +16,5 @@ from kernel.log.log import (
     verify,
 )
 
-__all__ = ["FORMAT", "MAGIC", "Header", "LogWriter", "Recovery", "Summary", "Tick", "fold", "native",
-           "read_events", "read_header", "read_ticks", "verify"]
+__all__ = ["FORMAT", "MAGIC", "Header", "LogWriter", "Recovery", "Summary", "Tick", "check_new",
+           "fold", "native", "read_events", "read_header", "read_ticks", "verify"]

@@ -239,6 +239,24 @@ def _a_path(path: str | os.PathLike) -> None:
     files.a_path(path, _WORDS)
 
 
+# How a new log's path is refused: the output guard's refusal part, for a file that is
+# appended to and so never written through a temporary one.
+_NEW = files.Words("log", LogError,
+                   out_folder="{path} is a folder: {doing} writes a new log file",
+                   out_irregular="{path} is {kind}: {doing} writes a new log file",
+                   out_new="{path} already exists: {doing} writes a new log (remove it, or pick "
+                           "another path)",
+                   no_folder="cannot create {path}: the folder {folder} does not exist",
+                   unusable="cannot create {path}: {why}")
+
+
+def check_new(path: str | os.PathLike, *, who: str = "a run") -> Path:
+    """`path` as a Path if a new log may be created there by `who` ("a run", "a fork"): no
+    NUL, no name or path over the system's limits, and nothing there at all (a file, a link
+    to one of the run's inputs, a FIFO, a device, a folder), so a log is only ever new."""
+    return files.check_new_file(path, replace(_NEW, doing=who))
+
+
 def _open_read(path: str | os.PathLike):
     return open(_open_fd(path, os.O_RDONLY, "read it"), "rb", buffering=1 << 20)
 
@@ -483,6 +501,7 @@ class LogWriter:
         path = Path(path)
         if type(seed) is not int:
             raise LogError(f"a world seed is an integer, not {seed!r}")
+        check_new(path)
         if path.suffix.lower() == ".duckdb":
             raise LogError(f"{path} ends in .duckdb, the name of a run's index: a log's name must "
                            f"not, or indexing it would replace it (pick another name, e.g. .log)")

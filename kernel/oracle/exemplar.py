@@ -2,7 +2,8 @@
 
 This module owns the file format (version 2; version 1 is still read) and
 nothing else: turning a call into a record and back, the vectors' exact
-encoding, and writing a file atomically. A document is
+encoding, and writing a file atomically, through the output guard of
+kernel.files (a recording replaces only a recording). A document is
 `{"format": 2, "backend", "models", "calls"}`,
 written with sorted keys and an indent, prompts split into lines, so a diff
 of two recordings reads like a diff of two prompts. It must not decide
@@ -158,11 +159,34 @@ def dumps(doc: Mapping[str, Any]) -> bytes:
             + "\n").encode("utf-8")
 
 
+WORDS = files.Words("recording", OracleError)
+
+
+def output(path: str | os.PathLike) -> files.Output:
+    """A recording's path as the output guard sees it: it replaces only a recording (a JSON
+    object holding the `format` key), never a log, an index or any other file."""
+    return files.Output(Path(path), WORDS, kind=files.RECORDING)
+
+
+def check_target(path: str | os.PathLike) -> Path:
+    """Refuse at once a path a recording may not be written to (its folder, if missing, is
+    made when it is written)."""
+    out = output(path)
+    files.check_name(out.path, WORDS)
+    return out.check() if out.path.parent.is_dir() else out.path
+
+
 def write_atomic(path: str | os.PathLike, data: bytes) -> Path:
-    """Write a recording so a reader sees the old file or the new one, making its folder if need be."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return files.write_atomic(path, data)
+    """Write a recording so a reader sees the old file or the new one, making its folder if
+    need be; refused first where the output guard refuses it."""
+    out = output(path)
+    check_target(out.path)
+    if not out.path.parent.is_dir():
+        try:
+            out.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise WORDS.refuse("unwritable", out.path, why=e.strerror or e) from None
+    return out.write(data)
 
 
 def load(source: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:

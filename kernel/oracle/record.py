@@ -31,6 +31,8 @@ class RecordingOracle(Oracle):
         self.inner = inner
         self.backend = inner.backend
         self.path = None if path is None else Path(path)
+        if self.path is not None:
+            exemplar.check_target(self.path)   # before the run, not after it
         self.records: list[dict[str, Any]] = []
 
     def _digest(self, model: str) -> str:

@@ -26,7 +26,6 @@ import numpy as np
 import pyarrow as pa
 
 from kernel import events as ev
-from kernel import files
 from kernel.engine.felt import FeltProjection, felt_of
 from kernel.engine.projection import Columns, MemoryProjection, fold
 from kernel.errors import StoreError
@@ -34,7 +33,7 @@ from kernel.laws.felt import Valences
 from kernel.laws.importance import Importance
 from kernel.laws.memory import Memory
 from kernel.log import encode, verify
-from kernel.store.paths import check_index_path
+from kernel.store.paths import check_index_path, output
 
 if typing.TYPE_CHECKING:
     from kernel.engine.scenario import Scenario
@@ -262,14 +261,6 @@ class IndexProjection:
         })
 
 
-def _remove(p: Path) -> None:
-    for q in (p, p.with_name(p.name + ".wal")):
-        try:
-            q.unlink()
-        except FileNotFoundError:
-            pass
-
-
 def build(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None, *,
           rules: Importance, rules_digest: str = "", valences: Valences | None = None,
           ticks_per_day: int = 2000) -> IndexResult:
@@ -349,34 +340,37 @@ class RunIndex:
             "key": ["log_head", "rules_digest", "index_format", "log_file", "ticks"],
             "value": [head_hex, self.rules_digest, str(INDEX_FORMAT), log_path.name, str(ticks)],
         })
-        tmp = db.with_name(f"{db.name}.tmp-{os.getpid()}")
-        _remove(tmp)
         try:
-            con = duckdb.connect(str(tmp))
-            try:
-                con.execute(MEMORY_DDL)
-                con.execute(EVENTS_DDL)
-                con.execute("CREATE TABLE villagers (id INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
-                            "founded BIGINT NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL)")
-                con.execute("CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)")
-                con.execute(FELT_DDL)
-                con.execute(FELT_VIEW)
-                for name, tab in (("memory", mem_table), ("events", events), ("villagers", people),
-                                  ("meta", meta), ("felt_state", felt_table(felt, mem.last_tick))):
-                    con.register("incoming", tab)
-                    con.execute(f"INSERT INTO {name} SELECT * FROM incoming")
-                    con.unregister("incoming")
-                con.execute("CHECKPOINT")
-            finally:
-                con.close()
-            files.commit(tmp, db)
+            # built by DuckDB at a temporary path beside it, then renamed over it whole
+            with output(log_path, db).replacing(fresh=True, leftovers=(".wal",)) as tmp:
+                _fill(tmp, mem_table, events, people, meta, felt_table(felt, mem.last_tick))
         except duckdb.Error as e:
             raise StoreError(f"could not build the index {db}: {str(e).splitlines()[0]}") from None
-        finally:
-            _remove(tmp)
         return IndexResult(db_path=db, head_hex=head_hex, memory_rows=len(rows),
                            events=len(idx.tick), ticks=ticks, villagers=len(idx.names),
                            bytes=db.stat().st_size)
+
+
+def _fill(tmp: Path, memory: pa.Table, events: pa.Table, people: pa.Table, meta: pa.Table,
+          felt: pa.Table) -> None:
+    """Write the index's tables into a new DuckDB file at `tmp`, checkpointed and closed."""
+    con = duckdb.connect(str(tmp))
+    try:
+        con.execute(MEMORY_DDL)
+        con.execute(EVENTS_DDL)
+        con.execute("CREATE TABLE villagers (id INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+                    "founded BIGINT NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL)")
+        con.execute("CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)")
+        con.execute(FELT_DDL)
+        con.execute(FELT_VIEW)
+        for name, tab in (("memory", memory), ("events", events), ("villagers", people),
+                          ("meta", meta), ("felt_state", felt)):
+            con.register("incoming", tab)
+            con.execute(f"INSERT INTO {name} SELECT * FROM incoming")
+            con.unregister("incoming")
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
 
 
 def run_index(sc: Scenario, out: str | os.PathLike) -> RunIndex:

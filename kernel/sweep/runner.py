@@ -19,7 +19,8 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,19 +62,38 @@ class Outcome:
         return [r for r in self.rows if r["status"] != "ok"]
 
 
+def _json_bytes(v: Any) -> bytes:
+    return (json.dumps(v, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def _write_json(p: Path, v: Any) -> None:
-    p.write_text(json.dumps(v, indent=2, sort_keys=True, ensure_ascii=False) + "\n",
-                 encoding="utf-8")
+    p.write_bytes(_json_bytes(v))
 
 
 def place(folder: Path, plan: sspec.Plan, got: dict[str, Any]) -> None:
-    """Put one run's result in `folder/runs/RUN/`: a hidden folder written whole, then renamed."""
+    """Put one run's result in `folder/runs/RUN/`: a hidden folder written whole, then renamed.
+
+    A write that fails (a full disk) removes the hidden folder and stops the sweep with one
+    line; the runs already placed stay, and a run that was there before is put back.
+    """
     runs = folder / "runs"
-    runs.mkdir(parents=True, exist_ok=True)
-    final = runs / plan.id
     part = runs / f".{plan.id}.part"
-    shutil.rmtree(part, ignore_errors=True)
-    part.mkdir()
+    try:
+        runs.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(part, ignore_errors=True)
+        part.mkdir()
+        _fill(part, plan, got)
+        _put(runs, part, plan.id)
+    except BaseException as e:
+        shutil.rmtree(part, ignore_errors=True)
+        if isinstance(e, OSError):
+            raise ClusterError(f"cannot write the run {plan.id} into {runs}: "
+                               f"{e.strerror or e}; the sweep stops here, and no part of "
+                               f"that run is left") from None
+        raise
+
+
+def _fill(part: Path, plan: sspec.Plan, got: dict[str, Any]) -> None:
     for rel, data in plan.files:
         p = part / "input" / rel
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -85,15 +105,23 @@ def place(folder: Path, plan: sspec.Plan, got: dict[str, Any]) -> None:
     _write_json(part / "row.json", got["row"])
     for f in part.rglob("*"):
         files.fsync(f)
-    if final.exists():
-        # A folder cannot be renamed over a full one: the old run steps aside first.
-        old = runs / f".{plan.id}.old"
-        shutil.rmtree(old, ignore_errors=True)
-        os.replace(final, old)
+
+
+def _put(runs: Path, part: Path, run: str) -> None:
+    final = runs / run
+    if not final.exists():
         files.commit(part, final)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
+        return
+    # A folder cannot be renamed over a full one: the old run steps aside first.
+    old = runs / f".{run}.old"
+    shutil.rmtree(old, ignore_errors=True)
+    os.replace(final, old)
+    try:
         files.commit(part, final)
+    except BaseException:
+        files.commit(old, final)      # the old run goes back where it was
+        raise
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def _failed_row(plan: sspec.Plan, reason: str) -> dict[str, Any]:
@@ -118,8 +146,11 @@ def _own_spec(folder: Path, spec: sspec.Spec) -> None:
                                f"{str(had.get('digest'))[:16]}, this one's is {spec.digest[:16]}): "
                                f"give this sweep another name or out folder")
         return
-    folder.mkdir(parents=True, exist_ok=True)
-    _write_json(mark, {"digest": spec.digest, "spec": spec.value})
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        files.write_atomic(mark, _json_bytes({"digest": spec.digest, "spec": spec.value}))
+    except OSError as e:
+        raise ClusterError(f"cannot write the sweep folder {folder}: {e.strerror or e}") from None
 
 
 def run(spec: sspec.Spec, *, backend: str = "llamacpp", threads: int | None = 1,
@@ -223,7 +254,7 @@ def _dispatch(plans: list[sspec.Plan], extra: Callable[[sspec.Plan], dict[str, A
     done = 0
     running: set[str] = set()
     seen = 0
-    with _bar(len(plans), desc, show) as bar:
+    with _bar(len(plans), desc, show) as bar, _scratch_cleared(r, key, pending):
         for p in plans:
             if p.error is not None:
                 place(p, {"row": _failed_row(p, p.error)})
@@ -255,8 +286,24 @@ def _dispatch(plans: list[sspec.Plan], extra: Callable[[sspec.Plan], dict[str, A
                 bar.update(1)
             bar.set_postfix_str(f"{len(running)} running", refresh=True)
     r.kill(tally)
-    shutil.rmtree(scratch_root(key), ignore_errors=True)
     return done
+
+
+@contextmanager
+def _scratch_cleared(r: Any, key: str, pending: dict[Any, sspec.Plan]) -> Iterator[None]:
+    """The sweep's scratch folders on this machine go when it ends, however it ends: a sweep
+    that stops (a full disk, an interrupt) first stops the runs still `pending`, so none of
+    them writes its scratch folder again after it is removed."""
+    try:
+        yield
+    except BaseException:
+        for ref in pending:
+            r.cancel(ref, force=True)
+        if pending:
+            r.wait(list(pending), num_returns=len(pending), timeout=10)
+        raise
+    finally:
+        shutil.rmtree(scratch_root(key), ignore_errors=True)
 
 
 def load_rows(folder: Path) -> list[dict[str, Any]]:

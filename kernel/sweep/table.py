@@ -26,6 +26,7 @@ from typing import Any
 import duckdb
 
 from kernel import files
+from kernel.errors import ClusterError
 from kernel.report.figures import FELT
 from kernel.report.minds import MINDS
 
@@ -63,22 +64,29 @@ def _runs_row(r: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(v.get(c) if c != "reason" else (v.get("reason") or "") for c in COLUMNS)
 
 
+_WORDS = files.Words("sweep table", ClusterError)
+
+
 def _write(folder: Path, fill) -> Path:
     target = folder / TABLE
-    tmp = folder / f".{TABLE}.tmp"
-    tmp.unlink(missing_ok=True)
     keep = target if target.exists() else None
-    con = duckdb.connect(str(tmp))
+    out = files.Output(target, _WORDS, kind=files.INDEX)
     try:
-        if keep is not None:
-            con.execute(f"ATTACH '{keep}' AS old (READ_ONLY)")
-        fill(con, keep is not None)
-        if keep is not None:
-            con.execute("DETACH old")
-    finally:
-        con.close()
-    # Built in place by DuckDB (it writes its own file), then put at its path whole.
-    return files.commit(tmp, target)
+        # Built by DuckDB beside it (it writes its own file), then put at its path whole.
+        with out.replacing(fresh=True, leftovers=(".wal",)) as tmp:
+            con = duckdb.connect(str(tmp))
+            try:
+                if keep is not None:
+                    con.execute(f"ATTACH '{keep}' AS old (READ_ONLY)")
+                fill(con, keep is not None)
+                if keep is not None:
+                    con.execute("DETACH old")
+            finally:
+                con.close()
+    except duckdb.Error as e:
+        raise ClusterError(f"cannot write the sweep table {target}: "
+                           f"{str(e).splitlines()[0]}") from None
+    return target
 
 
 def build(folder: Path, rows: Sequence[dict[str, Any]]) -> Path:

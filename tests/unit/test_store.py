@@ -68,7 +68,9 @@ def test_a_missing_index_is_built_by_ensure_and_a_fresh_one_is_left_alone(log):
 
 def test_a_rebuild_replaces_the_file_whole_and_leaves_no_temporary_behind(log):
     db = log.with_suffix(".duckdb")
-    db.write_bytes(b"not a database")
+    con = duckdb.connect(str(db))     # a database that is no index of this log: stale
+    con.execute("CREATE TABLE t (a INTEGER)")
+    con.close()
     assert store.state_of(log).status == "stale"
     store.build(log, rules=RULES)
     assert sorted(p.name for p in log.parent.iterdir()) == ["run.duckdb", "run.log"]

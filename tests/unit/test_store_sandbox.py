@@ -59,9 +59,13 @@ def test_a_log_named_duckdb_has_itself_as_its_default_index(log):
         check_index_path(p)
 
 
-def test_a_file_that_is_not_a_log_may_be_replaced_by_an_index(log, tmp_path):
+def test_an_index_replaces_only_an_index_or_an_empty_file_and_no_other_file(log, db, tmp_path):
     (tmp_path / "old.duckdb").write_bytes(b"an old index")
-    assert check_index_path(log, tmp_path / "old.duckdb") == tmp_path / "old.duckdb"
+    with pytest.raises(IndexPathError, match="holds something else .*an index replaces only an index"):
+        check_index_path(log, tmp_path / "old.duckdb")
+    (tmp_path / "empty.duckdb").write_bytes(b"")
+    for p in (db, tmp_path / "empty.duckdb"):
+        assert check_index_path(log, p) == p
 
 
 def test_the_sandbox_holds_for_every_way_out(db, tmp_path):
