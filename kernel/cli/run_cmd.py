@@ -161,7 +161,14 @@ def _shown(p: Path) -> str:
 
 def _new_run_path(name: str) -> Path:
     d = (config.project_home() or Path.cwd()) / "runs"
-    d.mkdir(exist_ok=True)
+    try:
+        d.mkdir(exist_ok=True)
+    except FileExistsError:
+        raise VillageError(f"{d} is not a folder: a run's log goes in the runs folder "
+                           f"(move it away, or give --out)") from None
+    except OSError as e:
+        raise VillageError(f"cannot make the runs folder {d}: {e.strerror or e} "
+                           f"(give --out)") from None
     stamp = 0
     while (p := d / f"{name}-{stamp}.log").exists():
         stamp += 1

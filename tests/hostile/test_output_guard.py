@@ -255,6 +255,20 @@ def test_a_fork_saved_where_no_new_scenario_can_go_is_one_line_and_saves_nothing
             shutil.rmtree(there) if there.is_dir() else there.unlink()
 
 
+
+@pytest.mark.parametrize("runs", ["a file", "a dangling link"])
+def test_a_run_with_no_out_in_a_home_whose_runs_is_not_a_folder_is_one_line(tmp_path, runs):
+    environ = process.env(drop=("VILLAGE_HOME",))
+    assert village("init", "p", cwd=tmp_path, environ=environ).returncode == 0
+    home = tmp_path / "p"
+    shutil.rmtree(home / "runs", ignore_errors=True)
+    if runs == "a file":
+        (home / "runs").write_text("mine\n")
+    else:
+        (home / "runs").symlink_to(tmp_path / "nowhere")
+    _refused(home, ["run", "village-day"], "is not a folder", "runs",
+             environ=environ)
+
 # -- a disk that fills: what was there stays, and no temporary file is left ---------
 
 FULL = {
