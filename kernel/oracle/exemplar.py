@@ -199,7 +199,7 @@ def load(source: str | os.PathLike | Mapping[str, Any]) -> dict[str, Any]:
             raise OracleError(f"the recording is not a JSON document: {e}") from None
         doc = config.loads(text, source=where, error=OracleError)
     else:
-        where = str(source)
+        where = files.a_path(source, files.Words("recording", OracleError))
         if not os.path.lexists(source):
             raise OracleError(f"no recording at {where}: record one first")
         doc = config.read_json(source, what="recording", error=OracleError)

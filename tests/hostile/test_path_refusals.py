@@ -23,7 +23,7 @@ NAMED = {
     "thought": "names its own thought file",
     "models": "names its own models file",
     "importance": "names its own importance file",
-    "exemplars": "no recording at ",
+    "exemplars": "is not a path: it holds a NUL byte",
     "parent": "no scenario 'a\\x00b'",
 }
 COMMANDS = {"run": ["run", "day-of-three", "--out", "r.log"], "replay": ["replay", "day-of-three"]}
