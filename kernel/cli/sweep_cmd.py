@@ -65,7 +65,7 @@ def sweep_cmd(spec: str, backend: str, workers: int | None, address: str | None,
     replay, every run of the finished sweep is replayed from its recording
     and its head checked; exit 1 at any difference.
     """
-    from kernel import cluster, sweep
+    from kernel import cluster, config, sweep
 
     if workers is not None and address is not None:
         raise click.UsageError("--workers starts a local Ray and --ray joins a running one: "
@@ -75,6 +75,9 @@ def sweep_cmd(spec: str, backend: str, workers: int | None, address: str | None,
     plans = sweep.plans(s)
     sweep.runnable(plans)
     if not replaying:
+        # Every run's worker reads the backend's settings (OLLAMA_HOST, say): a bad one is the
+        # sweep's to refuse, once, before Ray starts, not a failed row of every run.
+        entry(backend).check_settings(config.load("models"))
         sweep.creatable(s)
     with cluster.session(workers, address):
         where = f"{cluster.cpus()} Ray CPUs" + (f" at {address}" if address else "")
