@@ -11,6 +11,7 @@ client as it was first imported.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,54 @@ def test_ray_workers_for_ollama_are_refused_in_one_line_whatever_OLLAMA_HOST_hol
     # The pool of an Ollama run is its hosts: --workers is refused for that, before any host is read.
     line = _refused_in_one_line(home, _ollama("--workers", "2"), OLLAMA_HOST=host)
     assert "OLLAMA_HOSTS" in line and "drop --workers" in line, line
+
+
+# -- a crowd on one cell ------------------------------------------------------------------------
+
+def _crowd_config(home: Path, n: int) -> Path:
+    """The home's world with `n` villagers, every one founded at tick 0 on cell 3,3."""
+    value = json.loads((home / "configs" / "world.json").read_text())
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    value["villagers"] = [{"id": i + 1, "name": "V" + letters[i // 676 % 26] + letters[i // 26 % 26]
+                           + letters[i % 26] + "x" * (i // 17576), "founded": 0, "x": 3, "y": 3}
+                          for i in range(n)]
+    p = home.parent / f"crowd-{n}.json"
+    p.write_text(json.dumps(value))
+    return p
+
+
+def _limited_to_two_gib() -> None:
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
+def test_a_crowd_of_two_thousand_on_one_cell_runs_its_ticks_in_two_gib_of_memory(home):
+    import subprocess
+
+    from tests.process import command
+
+    cfg, log = _crowd_config(home, 2000), home.parent / "crowd.log"
+    r = subprocess.run(command() + ["world", "run", "--config", str(cfg), "--ticks", "2",
+                                    "--out", str(log)], cwd=home, env=env(drop=("VILLAGE_HOME",)),
+                       capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                       preexec_fn=_limited_to_two_gib)
+    if "Traceback" in r.stderr:
+        record("traceback")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    got = village("log", "verify", str(log), environ=env(drop=("VILLAGE_HOME",)))
+    assert got.returncode == 0 and "intact" in got.stdout, got.stdout + got.stderr
+    record("clean")
+
+
+def test_the_events_of_a_crowd_on_one_cell_grow_with_its_villagers_not_their_square(home):
+    counts = {}
+    for n in (300, 600):
+        r = village("world", "run", "--config", str(_crowd_config(home, n)), "--ticks", "1",
+                    "--out", str(home.parent / f"crowd-{n}.log"), cwd=home,
+                    environ=env(drop=("VILLAGE_HOME",)))
+        assert r.returncode == 0, r.stderr
+        counts[n] = int(re.search(r": ([\d,]+) events", r.stdout)[1].replace(",", ""))
+    if counts[600] > 2.2 * counts[300]:
+        record("silent")
+    assert counts[600] <= 2.2 * counts[300], counts
+    record("clean")
