@@ -10,13 +10,18 @@ client as it was first imported.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
+import signal
+import subprocess
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
 
-from tests.process import env, one_error_line, sha256_of, village
+from tests.process import command, env, one_error_line, sha256_of, village
 
 from .conftest import record
 
@@ -123,10 +128,6 @@ def _limited_to_two_gib() -> None:
 
 
 def test_a_crowd_of_two_thousand_on_one_cell_runs_its_ticks_in_two_gib_of_memory(home):
-    import subprocess
-
-    from tests.process import command
-
     cfg, log = _crowd_config(home, 2000), home.parent / "crowd.log"
     r = subprocess.run(command() + ["world", "run", "--config", str(cfg), "--ticks", "2",
                                     "--out", str(log)], cwd=home, env=env(drop=("VILLAGE_HOME",)),
@@ -151,4 +152,168 @@ def test_the_events_of_a_crowd_on_one_cell_grow_with_its_villagers_not_their_squ
     if counts[600] > 2.2 * counts[300]:
         record("silent")
     assert counts[600] <= 2.2 * counts[300], counts
+    record("clean")
+
+
+# -- signals during a fork and a sweep --------------------------------------------------------
+
+CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+SIGNALS = pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+NOTHING = "interrupted; nothing written"
+LIMIT = 120.0
+
+
+def _as_a_terminal_starts_it() -> None:
+    # A test run as a background job inherits SIGINT ignored, and the program keeps a signal it
+    # was started ignoring: each child starts with both at their defaults, as from a terminal.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _start(home: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(command() + list(args), cwd=home,
+                            env=env(drop=("VILLAGE_HOME", "OLLAMA_HOST", "OLLAMA_HOSTS")),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_as_a_terminal_starts_it)
+
+
+def _handles_sigterm(pid: int) -> bool:
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    caught = next(int(x.split()[1], 16) for x in text.splitlines() if x.startswith("SigCgt:"))
+    return bool(caught >> (signal.SIGTERM - 1) & 1)
+
+
+def _wait_for(proc: subprocess.Popen, ready) -> bool:
+    end = time.monotonic() + LIMIT
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            return False
+        if ready():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def _stopped_by(proc: subprocess.Popen, sig: int) -> tuple[int, str]:
+    """Send `sig`; the exit code and the program's own last line (Ray may say things first)."""
+    proc.send_signal(sig)
+    try:
+        _, err = proc.communicate(timeout=LIMIT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError(f"the program did not stop within {LIMIT}s of the signal") from None
+    if "Traceback" in err or "SIGTERM received" in err:
+        record("traceback")
+    assert "Traceback" not in err and "SIGTERM received" not in err, err
+    if proc.returncode == 0:
+        return 0, ""
+    assert proc.returncode == CODES[sig], (proc.returncode, err)
+    lines = err.strip().splitlines()
+    assert [x for x in lines if x.startswith("interrupted")] == lines[-1:], err
+    return proc.returncode, lines[-1]
+
+
+@pytest.fixture(scope="module")
+def long_world(home) -> Path:
+    """A world run of the home's own configs, long enough that a fork of it takes a while."""
+    log = home.parent / "long.log"
+    r = village("world", "run", "--ticks", "60000", "--out", str(log), cwd=home,
+                environ=env(drop=("VILLAGE_HOME",)), timeout=LIMIT)
+    assert r.returncode == 0, r.stderr
+    return log
+
+
+def _ready(when: str, proc: subprocess.Popen, out: Path):
+    """When to send the signal: once the program's handler is in (the fork rebuilds the
+    parent's ticks then), or once the fork's log has frames in it."""
+    if when == "rebuilding":
+        return lambda: _handles_sigterm(proc.pid)
+    return lambda: out.exists() and out.stat().st_size > 4096
+
+
+@SIGNALS
+@pytest.mark.parametrize("when", ["rebuilding", "writing"])
+def test_a_signal_during_a_fork_says_nothing_was_written_and_leaves_no_fork(
+        home, long_world, sig, when, tmp_path):
+    before = sha256_of(long_world)
+    for attempt in range(3):     # a fork that ended before the signal is tried again
+        out = tmp_path / f"fork-{attempt}.log"
+        proc = _start(home, "fork", str(long_world), "--at", "30000", "--out", str(out))
+        if not _wait_for(proc, _ready(when, proc, out)):
+            proc.kill()
+            proc.communicate()
+            continue
+        code, line = _stopped_by(proc, sig)
+        if code == 0:
+            continue
+        assert line == NOTHING
+        assert list(tmp_path.iterdir()) == [], "no fork log, whole or cut, and no temporary file"
+        assert sha256_of(long_world) == before
+        record("clean")
+        return
+    pytest.fail("the fork ended each time before it could be interrupted")
+
+
+def _sweep_spec(home: Path, name: str, seeds: int) -> Path:
+    p = home.parent / f"{name}.json"
+    p.write_text(json.dumps({"name": name, "scenarios": ["village-day"],
+                             "seeds": list(range(1, seeds + 1))}))
+    return p
+
+
+def _scratch_left(name: str) -> list[str]:
+    from kernel.sweep.task import SCRATCH
+    root = Path(tempfile.gettempdir()) / SCRATCH
+    return [p.name for p in root.glob(f"{name}-*")] if root.is_dir() else []
+
+
+needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs Ray")
+
+
+@needs_ray
+@SIGNALS
+def test_a_signal_mid_sweep_says_how_many_runs_are_done_and_leaves_each_whole(home, sig):
+    name = f"mid-{sig.name.lower()}"
+    spec = _sweep_spec(home, name, 40)
+    runs = home / "runs" / "sweeps" / name / "runs"
+    proc = _start(home, "sweep", str(spec), "--oracle", "ollama", "--workers", "1")
+    def two_done() -> bool:
+        return runs.is_dir() and sum(not p.name.startswith(".") for p in runs.iterdir()) >= 2
+
+    assert _wait_for(proc, two_done), proc.communicate()
+    code, line = _stopped_by(proc, sig)
+    assert code, "the sweep of 40 runs ended before the signal"
+    m = re.fullmatch(r"interrupted; (\d+) of 40 runs done, in (.+); village sweep (.+) makes the "
+                     r"other (\d+)", line)
+    assert m, line
+    kept = sorted(runs.iterdir())
+    assert [p.name for p in kept if p.name.startswith(".")] == [], "no .part folder is left"
+    assert len(kept) == int(m[1]) and int(m[1]) + int(m[4]) == 40, line
+    assert Path(m[2]) == runs.parent
+    for p in kept:
+        assert (p / "row.json").is_file()
+        got = village("log", "verify", str(p / "run.log"), environ=env(drop=("VILLAGE_HOME",)))
+        assert got.returncode == 0 and "intact" in got.stdout, got.stdout + got.stderr
+    assert _scratch_left(name) == [], "no run's scratch folder is left"
+    record("clean")
+
+
+@needs_ray
+@SIGNALS
+def test_a_signal_as_a_sweep_starts_says_nothing_was_written_and_leaves_no_folder(home, sig):
+    name = f"start-{sig.name.lower()}"
+    spec = _sweep_spec(home, name, 40)
+    before = _files(home.parent)
+    proc = _start(home, "sweep", str(spec), "--oracle", "ollama", "--workers", "1")
+    assert _wait_for(proc, lambda: _handles_sigterm(proc.pid)), proc.communicate()
+    time.sleep(1.0)         # into Ray's start, most times; any moment before a run ends must do
+    code, line = _stopped_by(proc, sig)
+    assert (code, line) == (CODES[sig], NOTHING)
+    assert not (home / "runs" / "sweeps" / name).exists()
+    assert _files(home.parent) == before
+    assert _scratch_left(name) == []
     record("clean")
