@@ -11,11 +11,11 @@ must not make, replay or remove a finished run.
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from kernel import files
 from kernel.sweep import spec as sspec
 from kernel.sweep.runner import key_of
 from kernel.sweep.table import TABLE
@@ -67,7 +67,7 @@ def _tidy(spec: sspec.Spec) -> int:
     for p in sorted(runs.iterdir()) if runs.is_dir() else ():
         name = p.name[1:].rsplit(".", 1)[0]
         if p.name.startswith(".") and p.name.endswith(".old") and not (runs / name).exists():
-            os.replace(p, runs / name)     # stopped between stepping aside and the new one
+            files.commit(p, runs / name)     # stopped between stepping aside and the new one
         elif p.name.startswith(".") and p.name.endswith((".part", ".old")):
             shutil.rmtree(p, ignore_errors=True)
     for p in spec.out.glob(f".{TABLE}.tmp*") if spec.out.is_dir() else ():
