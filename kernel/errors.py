@@ -165,19 +165,23 @@ class Interrupted(BaseException):
     run's log was being written, how many whole ticks the log holds (None: nothing written).
 
     Its line says what is on disk, and its `code` is the shell's for a death by that signal
-    (130 for SIGINT, 143 for SIGTERM).
+    (130 for SIGINT, 143 for SIGTERM). A command that leaves something else than a log
+    (a sweep's finished runs) says what, as `left`.
     """
 
-    def __init__(self, signum: int, tick: int | None = None):
-        super().__init__(signum, tick)
+    def __init__(self, signum: int, tick: int | None = None, left: str | None = None):
+        super().__init__(signum, tick, left)
         self.signum = signum
         self.tick = tick
+        self.left = left
 
     @property
     def code(self) -> int:
         return 128 + self.signum
 
     def __str__(self) -> str:
+        if self.left is not None:
+            return f"interrupted; {self.left}"
         if self.tick is None:
             return "interrupted; nothing written"
         return f"interrupted at tick {self.tick}; the log holds ticks 0 to {self.tick - 1}"

@@ -14,7 +14,9 @@ program is, so every file the command holds is closed or removed on the way
 out, and `VillageGroup.main` prints its one line and exits 128 + the signal's
 number (130, 143). Once one arrived, later ones are ignored: the command is
 already stopping. A command that writes a run's log says, through
-`writes_log`, how many whole ticks the log holds.
+`writes_log`, how many whole ticks the log holds; a sweep says how many of
+its runs are done (`Interrupted.left`). A signal that lands in compiled code
+(Ray's) comes out as that code's SystemError; `interrupted_in` finds it.
 """
 
 from __future__ import annotations
@@ -111,6 +113,19 @@ def writes_log(path: str | os.PathLike) -> Iterator[None]:
         raise Interrupted(e.signum, _ticks_held(Path(path), before)) from None
 
 
+def interrupted_in(e: BaseException) -> Interrupted | None:
+    """The signal's `Interrupted` that `e` is, or came out of: compiled code a signal landed in
+    (Ray's wait) hands the handler's exception on as a SystemError caused by it."""
+    seen = 0
+    while e is not None and seen < 8:
+        if isinstance(e, Interrupted):
+            return e
+        if isinstance(e, KeyboardInterrupt):
+            return Interrupted(signal.SIGINT)
+        e, seen = e.__cause__ or e.__context__, seen + 1
+    return None
+
+
 def one_line(e: BaseException) -> str:
     return " ".join(str(e).split()) or type(e).__name__
 
@@ -144,6 +159,11 @@ class VillageGroup(click.Group):
             raise click.ClickException(self.line(e)) from None
         except KeyboardInterrupt:   # one raised by other code than our handler: click would say "Aborted!"
             raise Interrupted(signal.SIGINT) from None
+        except SystemError as e:
+            cut = interrupted_in(e)
+            if cut is None:
+                raise
+            raise cut from None
 
     def line(self, e: VillageError) -> str:
         for kind, what in self.says:

@@ -173,15 +173,17 @@ def fork_cmd(run: str, at: int, thought: str | None, world: str | None, scenario
                f"{', '.join(f'{k} {d[:16]}' for k, d in changed) or 'nothing'}; oracle "
                f"{backend if oracle is not None else 'none (nobody reflects)'}"
                f"{' (recording)' if record else ''}")
-    with _bar(p.ticks) as bar:
-        report = fork.run_fork(p.parent, p.child, p.at, out, parent_head=p.parent_head,
-                               prefix_oracle=prefix, oracle=oracle, parent_log=p.parent_log,
-                               options=RunOptions(ticks=p.ticks, progress=bar.update))
-    click.echo(f"  ticks 0 to {p.at - 1}: {p.parent.name}'s frames, byte for byte; its chain at "
-               f"tick {p.at - 1} {report.parent_chain[:16]}")
-    click.echo(f"  {report.ticks} ticks, {report.events} events, {report.thoughts} thoughts "
-               f"written; head {report.head_hex}")
     try:
+        # From here to the saved scenario a fork is one thing: stopped or failed anywhere (a
+        # signal too, whose line then says nothing was written), it leaves nothing of itself.
+        with _bar(p.ticks) as bar:
+            report = fork.run_fork(p.parent, p.child, p.at, out, parent_head=p.parent_head,
+                                   prefix_oracle=prefix, oracle=oracle, parent_log=p.parent_log,
+                                   options=RunOptions(ticks=p.ticks, progress=bar.update))
+        click.echo(f"  ticks 0 to {p.at - 1}: {p.parent.name}'s frames, byte for byte; its chain "
+                   f"at tick {p.at - 1} {report.parent_chain[:16]}")
+        click.echo(f"  {report.ticks} ticks, {report.events} events, {report.thoughts} thoughts "
+                   f"written; head {report.head_hex}")
         label = None
         if record:
             oracle.save()

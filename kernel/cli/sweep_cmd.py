@@ -1,6 +1,7 @@
 """`village sweep`: many runs of many scenarios as Ray tasks, one DuckDB table of them.
 
-Thin: parse, connect to Ray, call kernel.sweep, print the rows.
+Thin: parse, connect to Ray, call kernel.sweep, print the rows; stopped by a
+signal, say what the sweep left (kernel.sweep.stopped tidies it).
 """
 
 from __future__ import annotations
@@ -65,7 +66,10 @@ def sweep_cmd(spec: str, backend: str, workers: int | None, address: str | None,
     replay, every run of the finished sweep is replayed from its recording
     and its head checked; exit 1 at any difference.
     """
-    from kernel import cluster, sweep
+    from kernel import config, sweep
+    from kernel.cli import interrupted_in
+    from kernel.errors import Interrupted
+    from kernel.sweep import stopped
 
     if workers is not None and address is not None:
         raise click.UsageError("--workers starts a local Ray and --ray joins a running one: "
@@ -75,7 +79,25 @@ def sweep_cmd(spec: str, backend: str, workers: int | None, address: str | None,
     plans = sweep.plans(s)
     sweep.runnable(plans)
     if not replaying:
+        # Every run's worker reads the backend's settings (OLLAMA_HOST, say): a bad one is the
+        # sweep's to refuse, once, before Ray starts, not a failed row of every run.
+        entry(backend).check_settings(config.load("models"))
         sweep.creatable(s)
+    was = stopped.before(s)
+    try:
+        _sweep(s, plans, backend, replaying, workers, address, threads, fresh, accept_digest)
+    except (Interrupted, KeyboardInterrupt, SystemError) as e:
+        cut = interrupted_in(e)
+        if cut is None:
+            raise
+        # Ray is gone by now, and its workers with it: what is left is the finished runs
+        raise Interrupted(cut.signum, left=stopped.left(s, was, replaying=replaying)) from None
+
+
+def _sweep(s, plans, backend: str, replaying: bool, workers: int | None, address: str | None,
+           threads: int, fresh: bool, accept_digest: bool) -> None:
+    from kernel import cluster, sweep
+
     with cluster.session(workers, address):
         where = f"{cluster.cpus()} Ray CPUs" + (f" at {address}" if address else "")
         if replaying:

@@ -10,10 +10,12 @@ it is not installed.
 from __future__ import annotations
 
 import contextlib
+import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from kernel.errors import ClusterError, VillageError
@@ -76,11 +78,16 @@ def connect(workers: int | None = None, address: str | None = None) -> bool:
     if r.is_initialized():
         return False
     try:
-        if address is not None:
-            r.init(address=address, log_to_driver=False, configure_logging=False)
-        else:
-            r.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
-                   configure_logging=False)
+        with _signals_held() as pending:
+            if address is not None:
+                r.init(address=address, log_to_driver=False, configure_logging=False)
+            else:
+                r.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+                       configure_logging=False)
+            if pending():
+                # A signal while Ray started: Ray is let go of whole before the program's
+                # handler takes the signal (its one line, or a stop where nobody handles it).
+                r.shutdown()
     except ConnectionError as e:
         raise ClusterError(f"no Ray cluster answers at {address!r}: start one with "
                            f"`ray start --head`, or use --workers N for a local one ({e})") from None
@@ -89,6 +96,31 @@ def connect(workers: int | None = None, address: str | None = None) -> bool:
             f"start a local Ray of {workers} CPUs"
         raise ClusterError(f"could not {where}: {' '.join(str(e).split())}") from None
     return True
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[Callable[[], bool]]:
+    """SIGINT and SIGTERM held back while Ray starts or stops, and taken by the program's own
+    handlers after it (`pending()` says whether one came meanwhile).
+
+    ray.init gives both signals to Ray's core, which prints a stack and kills the process;
+    a signal that stops ray.init halfway leaves a Ray that crashes the process as it exits;
+    and ray.shutdown puts SIGTERM back to killing the process at once. The program stops a
+    command with its one line instead, and leaves what it wrote as it should be: so the
+    signals wait, blocked, until Ray is whole or gone and the handlers are the program's."""
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+    both = {signal.SIGINT, signal.SIGTERM}
+    had = {s: signal.getsignal(s) for s in both}
+    signal.pthread_sigmask(signal.SIG_BLOCK, both)
+    try:
+        yield lambda: bool(signal.sigpending() & both)
+    finally:
+        for s, h in had.items():
+            if h is not None:
+                signal.signal(s, h)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, both)
 
 
 def _bootstrap(address: str) -> tuple[str, int] | None:
@@ -166,7 +198,8 @@ def session(workers: int | None = None, address: str | None = None) -> Iterator[
         yield
     finally:
         if started:
-            ray().shutdown()
+            with _signals_held():
+                ray().shutdown()
 
 
 def one_line(e: BaseException) -> str:

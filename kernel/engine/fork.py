@@ -47,7 +47,7 @@ from kernel.engine.scenario import Scenario, is_fork
 from kernel.errors import ConfigError, ForkError
 from kernel.log import FORMAT, Header, LogWriter, encode, read_header, verify
 from kernel.log.frame import ZERO, frame_bytes, scan_raw
-from kernel.mind.settings import Settings
+from kernel.mind.settings import NightSettings, Settings
 from kernel.oracle.base import Oracle
 from kernel.world import config as wconfig
 
@@ -90,15 +90,24 @@ def _world_file(sc: Scenario) -> Path:
 
 def fork_settings(parent: Scenario, thought: str | os.PathLike) -> Settings:
     """The parent's settings with its thought config replaced by the file at `thought`."""
+    return fork_thought(parent, thought)[0]
+
+
+def fork_thought(parent: Scenario, thought: str | os.PathLike
+                 ) -> tuple[Settings, NightSettings | None]:
+    """The parent's settings with its thought config replaced by the file at `thought`, and
+    that file's night block: the two parts of a thought file a run reads, and its digest names."""
     from kernel.mind import settings as msettings
 
     if parent.settings is None:
         raise ForkError(f"a thought config changes how villagers reflect, and nobody reflects in "
                         f"{parent.name}'s run")
+    t = config.load(thought, schema="thought")
     # every config the parent's settings were made of, by what it is, with the thought one replaced
-    return msettings.of(thought=config.load(thought, schema="thought"),
-                        **{k: _config(parent, k) for k in ("models", "importance", "embedder")},
-                        templates=parent.templates)
+    return (msettings.of(thought=t,
+                         **{k: _config(parent, k) for k in ("models", "importance", "embedder")},
+                         templates=parent.templates),
+            msettings.night_of(t))
 
 
 def overrides(parent: Scenario, child: Scenario) -> tuple[tuple[str, str], ...]:
@@ -198,6 +207,9 @@ def _check(parent: Scenario, child: Scenario, at: int, n: int) -> None:
                         f"and it would end at {n}")
     if child.world.seed != parent.world.seed or child.world.people != parent.world.people:
         raise ForkError("a fork keeps its parent's seed and villagers")
+    if child.night is not None and child.valences is None:
+        raise ForkError(f"the fork's thought config has a night block, and a night needs the "
+                        f"importance table's valence table, which {parent.name}'s does not have")
     if tuple(child.reflecting) != tuple(parent.reflecting):
         raise ForkError(f"a fork keeps who reflects: {parent.name} has "
                         f"{', '.join(parent.reflecting) or 'nobody'}, the fork "
@@ -356,7 +368,10 @@ def plan(parent_log: str | os.PathLike, at: int, *, thought: str | os.PathLike |
     if world is not None:
         child = replace(child, world=fork_world(parent, world))
     if thought is not None:
-        child = replace(child, settings=fork_settings(parent, thought))
+        # the header names the thought file's digest, so the fork runs all that file says:
+        # its reflection and retrieval, and its night block (or no nights, without one)
+        settings, night = fork_thought(parent, thought)
+        child = replace(child, settings=settings, night=night)
     rec = Path(parent_recording) if parent_recording is not None else None
     if rec is None and parent.exemplars is not None and parent.head_sha256 == s.head_hex:
         rec = parent.exemplars       # the log is the scenario's recorded run

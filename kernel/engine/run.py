@@ -183,6 +183,7 @@ class Engine:
             self.world = replace(self.world, config=sc.world)
         self.scenario = sc
         self.settings = settings
+        self.night = night_of(sc)     # a fork's thought file may change or drop the night
         self.oracle = oracle
 
     def tick(self, tick: int) -> tuple[tuple[ev.Event, ...], TickState]:

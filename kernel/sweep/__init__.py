@@ -5,7 +5,7 @@ overrides; `spec.plans` resolves each combination into the files its run
 reads; `runner.run` makes every run as a Ray task and writes each under
 the sweep folder whole (temp then rename); `runner.replay` replays a
 finished sweep from its recordings and checks every head; `table` keeps
-`sweep.duckdb`. This package must not render prompts, call a model itself
+`sweep.duckdb`; `stopped` tidies a sweep a signal stopped and says what it left. This package must not render prompts, call a model itself
 or change how a run is made (the engine does).
 """
 

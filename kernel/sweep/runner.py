@@ -153,6 +153,11 @@ def _own_spec(folder: Path, spec: sspec.Spec) -> None:
         raise ClusterError(f"cannot write the sweep folder {folder}: {e.strerror or e}") from None
 
 
+def key_of(spec: sspec.Spec, *, replaying: bool = False) -> str:
+    """The sweep's name for Ray and for its runs' scratch folders (`task.scratch_root`)."""
+    return f"{spec.name}-{spec.digest[:12]}" + ("-replay" if replaying else "")
+
+
 def run(spec: sspec.Spec, *, backend: str = "llamacpp", threads: int | None = 1,
         accept_digest: bool = False, fresh: bool = False, show: bool | None = None,
         on_start: Callable[[str, str, int], None] | None = None) -> Outcome:
@@ -173,7 +178,7 @@ def run(spec: sspec.Spec, *, backend: str = "llamacpp", threads: int | None = 1,
             out.kept += 1
             continue
         todo.append(p)
-    key = f"{spec.name}-{spec.digest[:12]}"
+    key = key_of(spec)
     t0 = time.perf_counter()
     results = _dispatch(todo, lambda p: {"mode": f"live:{backend}", "recording": None},
                         key=key, threads=threads, accept_digest=accept_digest, show=show,
@@ -207,7 +212,7 @@ def replay(spec: sspec.Spec, *, show: bool | None = None,
         made[p.id] = json.loads(row.read_text())
         if made[p.id]["status"] == "ok":
             plans.append(_inputs(d, p))
-    key = f"{spec.name}-{spec.digest[:12]}-replay"
+    key = key_of(spec, replaying=True)
     out = Outcome(folder)
     t0 = time.perf_counter()
     rows: dict[str, dict[str, Any]] = {}
@@ -311,4 +316,4 @@ def load_rows(folder: Path) -> list[dict[str, Any]]:
     return [json.loads(p.read_text()) for p in sorted((folder / "runs").glob("*/row.json"))]
 
 
-__all__ = ["MAX_RETRIES", "Outcome", "Tally", "load_rows", "place", "replay", "run"]
+__all__ = ["MAX_RETRIES", "Outcome", "Tally", "key_of", "load_rows", "place", "replay", "run"]

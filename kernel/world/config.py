@@ -18,6 +18,12 @@ from kernel import config as configs
 from kernel.calendar import Calendar
 from kernel.errors import ConfigError
 
+SIGHT_MOST = 64
+"""How many others a villager keeps in sight at most where the config does not say
+(`sight_max_villagers`): its nearest. Who sees whom is then at most this many a villager, so
+a crowd on one cell costs memory in proportion to its villagers, not to their square; and no
+committed world has anyone with more than 8 in sight, so none of them changes by a byte."""
+
 
 @dataclass(frozen=True, slots=True)
 class Person:
@@ -67,6 +73,7 @@ class WorldConfig:
     height: int
     sight: int          # millicells
     reach: int          # millicells
+    sight_most: int     # the most others a villager keeps in sight: its nearest
     food_start: tuple[int, int]   # milligrams, low and high
     food_max: int                 # milligrams
     regrow: int                   # milligrams per tick
@@ -155,7 +162,8 @@ def from_value(value: Any, *, digest: str, source: str = "world config") -> Worl
     return WorldConfig(
         digest=digest, seed=int(value["seed"]), ticks_per_day=int(value["ticks_per_day"]),
         ticks_per_second=int(value["ticks_per_second"]), width=width, height=height,
-        sight=sight, reach=reach, food_start=(lo, hi), food_max=cap,
+        sight=sight, reach=reach,
+        sight_most=int(value.get("sight_max_villagers", SIGHT_MOST)), food_start=(lo, hi), food_max=cap,
         regrow=int(food["regrow_milligrams_per_tick"]), people=tuple(people), policy=policy,
     )
 

@@ -14,6 +14,11 @@ whom is found through a grid of buckets as wide as the sight radius (a
 pair in sight is in the same or a neighbouring bucket; a small village
 sweeps along x instead), and who is within
 reach is asked only of those in sight at the last tick, which is the rule.
+A villager keeps at most the config's `sight_most` others in sight, its
+nearest (by distance, then id), and two see each other when each is among
+the other's nearest: so who sees whom, and every event and memory of it,
+is at most that many a villager even when a crowd shares one cell, where
+all within sight of all would be the crowd's square.
 A tick in which nobody founds or walks leaves every spot where it was, so
 it keeps who sees whom without looking again (most ticks of a small
 village are such ticks).
@@ -99,7 +104,8 @@ class Villager:
 class _People:
     """What never changes in a run: ids, names and founding ticks by position, and ids to positions."""
 
-    __slots__ = ("ids", "names", "founded", "index", "founders", "id_array", "founded_array")
+    __slots__ = ("ids", "names", "founded", "index", "founders", "id_array", "founded_array",
+                 "id_rank")
 
     def __init__(self, cfg: WorldConfig):
         self.ids = tuple(p.id for p in cfg.people)
@@ -112,6 +118,9 @@ class _People:
         # The schema bounds ids and founding ticks well inside int64.
         self.id_array = np.array(self.ids, dtype=np.int64)
         self.founded_array = np.array(self.founded, dtype=np.int64)
+        # Each villager's place in id order: who is nearer, of two as near, is told by it.
+        self.id_rank = np.empty(len(self.ids), dtype=np.int64)
+        self.id_rank[np.argsort(self.id_array, kind="stable")] = np.arange(len(self.ids))
 
 
 class _Seen:
@@ -324,7 +333,8 @@ def _pairs_by_sweep(who: list[int], px: list[int], py: list[int], radius: int
     return first, second, squares
 
 
-def _pairs_by_arrays(who: list[int], px: list[int], py: list[int], radius: int
+def _pairs_by_arrays(who: list[int], px: list[int], py: list[int], radius: int,
+                     most: int | None = None, rank: np.ndarray | None = None
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The same pairs as `_pairs_by_sweep`, as arrays, found through a table of buckets.
 
@@ -334,6 +344,11 @@ def _pairs_by_arrays(who: list[int], px: list[int], py: list[int], radius: int
     where the village is sparse, so the table has a few buckets a villager
     at most; a pair within the radius is still in the same or neighbouring
     buckets.
+
+    With `most` (and `rank`, each position's place in id order), the pairs are
+    those of `_nearest_pairs` wherever a villager has more than `most` others
+    in its bucket and the eight around it; elsewhere nobody can have more than
+    `most` within the radius, and every pair within it is one.
     """
     none = np.zeros(0, dtype=np.int64)
     m = len(who)
@@ -354,6 +369,14 @@ def _pairs_by_arrays(who: list[int], px: list[int], py: list[int], radius: int
     ks = key[order]
     starts = np.zeros((int(by.max()) + 2) * width + 1, dtype=np.int64)
     np.cumsum(np.bincount(key, minlength=len(starts) - 1), out=starts[1:])
+    if most is not None and m > most + 1:
+        sizes = np.diff(starts)
+        crowd = sum(sizes[ks + (oy * width + ox)] for ox, oy in _AROUND) - 1
+        if int(crowd.max()) > most:
+            assert rank is not None, "the nearest of a crowd are told apart by id: pass rank"
+            a, b, d2 = _nearest_pairs(_Buckets(x[order], y[order], rank[idx[order]], ks, starts,
+                                               width), crowd, limit, most)
+            return idx[order[a]], idx[order[b]], d2
     pos = np.arange(m)
     firsts, seconds = [], []
     for ox, oy in _AHEAD:
@@ -375,6 +398,125 @@ def _pairs_by_arrays(who: list[int], px: list[int], py: list[int], radius: int
     d2 = dx * dx + dy * dy
     near = d2 < limit
     return idx[a[near]], idx[b[near]], d2[near]
+
+
+_AROUND = tuple((ox, oy) for oy in (-1, 0, 1) for ox in (-1, 0, 1))
+"""A bucket and the eight around it: every bucket a villager's pairs within the radius are in."""
+
+_BLOCK = 1 << 20
+"""The most distances a crowd's search holds at once (8 MiB a column of them)."""
+
+_FAR = np.int64(1 << 62)
+"""A key above every pair's: (squared distance << 17) | id rank, with the squared distance
+within a radius of at most 1000 cells below 2**40 and at most 100,000 villagers."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Buckets:
+    """The villagers a search holds, sorted by bucket: spots, id ranks and bucket keys by sorted
+    position, and where each bucket's run of them starts (`starts[k]` to `starts[k + 1]`)."""
+
+    x: np.ndarray
+    y: np.ndarray
+    rank: np.ndarray
+    key: np.ndarray
+    starts: np.ndarray
+    width: int
+
+    def around(self, k: int) -> np.ndarray:
+        """Sorted positions of everyone in bucket `k` and the eight around it."""
+        st, w = self.starts, self.width
+        return np.concatenate([np.arange(st[k + oy * w + ox], st[k + oy * w + ox + 1])
+                               for ox, oy in _AROUND])
+
+
+def _nearest_pairs(bk: _Buckets, crowd: np.ndarray, limit: int, most: int
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs (by sorted position) each of whom is among the other's `most` nearest within sight.
+
+    A villager's nearest are the first `most` of those with a squared distance
+    below `limit`, by squared distance and then by id. One whose bucket and
+    the eight around it hold no more than `most` others has all it can see
+    as its nearest; the nearest of one in a crowd are chosen from a table of
+    distances, a block of its bucket's villagers at a time, so the search
+    holds at most `_BLOCK` distances however many share the cell. The pairs
+    kept are held in memory as the villagers' nearest are: `most` a villager.
+    """
+    src, dst, sq = [], [], []
+    calm = np.flatnonzero(crowd <= most)
+    for ox, oy in _AROUND:
+        target = bk.key[calm] + (oy * bk.width + ox)
+        lo, hi = bk.starts[target], bk.starts[target + 1]
+        count = hi - lo
+        total = int(count.sum())
+        if total:
+            before = np.cumsum(count) - count
+            src.append(np.repeat(calm, count))
+            dst.append(np.arange(total) - np.repeat(before - lo, count))
+    if src:
+        a, b = np.concatenate(src), np.concatenate(dst)
+        dx, dy = bk.x[a] - bk.x[b], bk.y[a] - bk.y[b]
+        d2 = dx * dx + dy * dy
+        keep = (a != b) & (d2 < limit)
+        src, dst, sq = [a[keep]], [b[keep]], [d2[keep]]
+    for k in np.unique(bk.key[crowd > most]).tolist():
+        cols = bk.around(k)
+        step = max(1, _BLOCK // len(cols))
+        for first in range(int(bk.starts[k]), int(bk.starts[k + 1]), step):
+            rows = np.arange(first, min(first + step, int(bk.starts[k + 1])))
+            a, b, d2 = _nearest_in_block(bk, rows, cols, limit, most)
+            src.append(a)
+            dst.append(b)
+            sq.append(d2)
+    return _mutual(np.concatenate(src), np.concatenate(dst), np.concatenate(sq), len(bk.x))
+
+
+def _nearest_in_block(bk: _Buckets, rows: np.ndarray, cols: np.ndarray, limit: int, most: int
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each of `rows`' `most` nearest among `cols` within sight: (row, col, squared distance)."""
+    dx = bk.x[rows][:, None] - bk.x[cols][None, :]
+    dy = bk.y[rows][:, None] - bk.y[cols][None, :]
+    d2 = dx * dx + dy * dy
+    del dx, dy
+    key = np.where((d2 < limit) & (rows[:, None] != cols[None, :]),
+                   (d2 << 17) | bk.rank[cols][None, :], _FAR)
+    del d2
+    if key.shape[1] > most:
+        pick = np.argpartition(key, most - 1, axis=1)[:, :most]
+        key = np.take_along_axis(key, pick, axis=1)
+        chosen = cols[pick]
+    else:
+        chosen = np.broadcast_to(cols, key.shape)
+    ok = key < _FAR
+    return (np.broadcast_to(rows[:, None], key.shape)[ok], chosen[ok], key[ok] >> 17)
+
+
+def _mutual(src: np.ndarray, dst: np.ndarray, d2: np.ndarray, m: int
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs named from both ends (i among j's nearest and j among i's), each once."""
+    lo, hi = np.minimum(src, dst), np.maximum(src, dst)
+    code = lo * m + hi
+    order = np.argsort(code, kind="stable")
+    code = code[order]
+    both = order[:-1][code[1:] == code[:-1]]
+    return lo[both], hi[both], d2[both]
+
+
+def _nearest_of_lists(a: list[int], b: list[int], d2: list[int], ids: tuple[int, ...],
+                      most: int) -> tuple[list[int], list[int], list[int]]:
+    """Of the pairs (a, b, d2) within sight, those each of whom is among the other's `most`
+    nearest, by squared distance, then id: `_nearest_pairs`' rule, for a small village."""
+    if len(a) <= most:
+        return a, b, d2     # nobody is in more pairs than there are
+    near: dict[int, list[tuple[int, int, int]]] = {}
+    for i, j, sq in zip(a, b, d2, strict=True):
+        near.setdefault(i, []).append((sq, ids[j], j))
+        near.setdefault(j, []).append((sq, ids[i], i))
+    if max(map(len, near.values()), default=0) <= most:
+        return a, b, d2
+    top = {i: {j for _, _, j in sorted(got)[:most]} for i, got in near.items()}
+    keep = [(i, j, sq) for i, j, sq in zip(a, b, d2, strict=True) if j in top[i] and i in top[j]]
+    return [k[0] for k in keep], [k[1] for k in keep], [k[2] for k in keep]
 
 
 class _Tick:
@@ -680,13 +822,15 @@ class _Tick:
         who = list(range(n)) if all(self.here) else [i for i, h in enumerate(self.here) if h]
         now: dict[tuple[int, int], int]
         if n >= _VECTOR_FROM:
-            a, b, d2 = _pairs_by_arrays(who, self.px, self.py, self.cfg.sight)
+            a, b, d2 = _pairs_by_arrays(who, self.px, self.py, self.cfg.sight,
+                                        self.cfg.sight_most, self.people.id_rank)
             ia, ib = self.people.id_array[a], self.people.id_array[b]
             lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
             now = dict(zip(zip(lo.tolist(), hi.tolist(), strict=True), d2.tolist(), strict=True))
         else:
             a, b, d2 = _pairs_by_sweep(who, self.px, self.py, self.cfg.sight)
             ids = self.ids
+            a, b, d2 = _nearest_of_lists(a, b, d2, ids, self.cfg.sight_most)
             now = {}
             for i, j, sq in zip(a, b, d2, strict=True):
                 ia, ib = ids[i], ids[j]
