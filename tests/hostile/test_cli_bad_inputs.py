@@ -526,12 +526,6 @@ NEEDS_CLI: set[str] = set()
 # client from the variable at import), a ValueError traceback; in a test process the package
 # was imported earlier, with no such variable, so the row passed there. --workers is refused
 # before the package is imported, so those variants hold already.
-FAILS_IN_A_REAL_PROCESS = {
-    "an ollama host with port 99999 is one line": "import ollama parses OLLAMA_HOST at import",
-    "an ollama host with an unclosed bracket is one line": "import ollama parses OLLAMA_HOST at import",
-}
-
-
 def _files(folder: Path) -> dict[Path, str]:
     """Every regular file under `folder`, by its sha256."""
     out = {}
@@ -651,13 +645,8 @@ def test_every_bad_input_is_one_clear_line_and_loses_nothing(rule, build, small_
             close()
 
 
-def _live_marks(rule: str, flags: Flags) -> list:
-    why = FAILS_IN_A_REAL_PROCESS.get(rule)
-    return [pytest.mark.xfail(reason=why, strict=False)] if why and not flags.workers else []
-
-
 @pytest.mark.parametrize("rule,build,flags", [
-    pytest.param(rule, build, flags, id=f"{_row_id(rule)}:{flags.id}", marks=_live_marks(rule, flags))
+    pytest.param(rule, build, flags, id=f"{_row_id(rule)}:{flags.id}")
     for rule, build in LIVE for flags in variants()])
 def test_every_live_backend_input_is_one_clear_line_with_and_without_each_run_flag(rule, build, flags,
                                                                                   small_world_log, tmp_path):
