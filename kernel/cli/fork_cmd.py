@@ -60,13 +60,24 @@ def _saveable(name: str, p, run: str, record: bool, exemplars: str | None) -> Pa
 
 def _save_as(name: str, p, report, recording: Path | None, label: dict | None,
              thought: str | None, world: str | None) -> Path:
-    """Write the fork as a scenario of the home: fixtures/NAME, beside its parent."""
+    """Write the fork as a scenario of the home: fixtures/NAME, beside its parent, whole or not
+    at all (built in a hidden folder beside it and renamed there once every file is durable)."""
+    target = config.home() / "fixtures" / name
+    with files.new_folder(target, files.Words("saved fork")) as folder:
+        _fill(folder, name, p, report, recording, label, thought, world)
+    return target
+
+
+def _fill(folder: Path, name: str, p, report, recording: Path | None, label: dict | None,
+          thought: str | None, world: str | None) -> None:
     from kernel.engine import scenario as msc
     from kernel.engine.fork import _world_file
 
-    folder = config.home() / "fixtures" / name
-    folder.mkdir(parents=True)
-    shutil.copyfile(world if world is not None else _world_file(p.parent), folder / "world.json")
+    def copy(src, dest: Path) -> None:
+        shutil.copyfile(src, dest)
+        files.fsync(dest)
+
+    copy(world if world is not None else _world_file(p.parent), folder / "world.json")
     v = {"name": name,
          "description": (f"{p.parent.name} forked at tick {p.at}: its first {p.at} ticks are "
                          f"{p.parent.name}'s, frame for frame; from tick {p.at} on it runs under "
@@ -75,16 +86,16 @@ def _save_as(name: str, p, report, recording: Path | None, label: dict | None,
          "ticks": p.ticks, "head_sha256": report.head_hex, "parent": p.parent.name,
          "fork_at": p.at}
     v["days"] = max(1, p.parent.world.calendar.days_in(p.ticks))
-    files = dict(p.parent.files)
+    named = dict(p.parent.files)
     # The parent's own files (those beside its scenario.json) go beside the fork's too.
-    own = {k for k, f in files.items() if p.parent.folder is not None
+    own = {k for k, f in named.items() if p.parent.folder is not None
            and f.resolve().parent == p.parent.folder.resolve() and k != "world"}
     if thought is not None:
-        shutil.copyfile(thought, folder / "thought.json")
+        copy(thought, folder / "thought.json")
         v["thought"] = "thought.json"
         own.discard("thought")
     for key in sorted(own & {"thought", "models", "importance"}):
-        shutil.copyfile(files[key], folder / f"{key}.json")
+        copy(named[key], folder / f"{key}.json")
         v[key] = f"{key}.json"
     if len(p.parent.reflecting) != len(p.parent.world.people):
         v["reflecting"] = list(p.parent.reflecting)
@@ -93,7 +104,6 @@ def _save_as(name: str, p, report, recording: Path | None, label: dict | None,
     if label is not None:
         v["recorded_with"] = label
     msc.write(folder, v)
-    return folder
 
 
 @click.command("fork", context_settings=CONTEXT)
