@@ -8,7 +8,7 @@ lives in one place, and that place is not a prompt.
 """
 
 from kernel.seam.errors import SeamError, TemplateError
-from kernel.seam.schemas import DRAWN_SCHEMA, asked_schema
+from kernel.seam.schemas import DRAWN_SCHEMA, asked_schema, drawn_schema
 from kernel.seam.shaped import shaped
 from kernel.seam.templates import (
     QUESTIONS,
@@ -31,6 +31,7 @@ __all__ = [
     "TemplateError",
     "TemplateFile",
     "asked_schema",
+    "drawn_schema",
     "render",
     "shaped",
     "shipped_templates",
