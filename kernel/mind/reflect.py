@@ -47,6 +47,7 @@ from kernel.mind.felt import FeltBook
 from kernel.mind.settings import Settings
 from kernel.oracle.base import Ask, Said
 from kernel.seam import QUESTIONS, STATEMENT, Rendered, asked_schema, drawn_schema, render, shaped
+from kernel.seam.schemas import line_words
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +187,7 @@ def _ask_questions(now: int, due: Sequence[Due], rows: _Rows, oracle,
                   st: Settings) -> list[Reflection]:
     """Every due villager's questions call over its recent window, asked together, and the
     questions each answer gives (or its refusal). Nothing remembered yet: no call."""
-    schema = asked_schema(st.questions)
+    check = asked_schema(st.questions)
     refl: list[Reflection] = []
     for d in due:
         window = laws.recent(rows.live[d.villager], now, st.recent)
@@ -195,11 +196,15 @@ def _ask_questions(now: int, due: Sequence[Due], rows: _Rows, oracle,
         refl.append(Reflection(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
                                rows=len(rows.live[d.villager]), window=window, prompt=prompt))
     asking = [r for r in refl if r.window]
-    saids = calls.generate_all(oracle, [calls.ask(st, "questions", r.prompt, schema, r.seed)
-                                        for r in asking])
+    # Each ask's request names the words of its own window; the seam checks the one shape.
+    saids = calls.generate_all(oracle, [
+        calls.ask(st, "questions", r.prompt,
+                  asked_schema(st.questions, request=True,
+                               words=line_words(m.text for m in r.window)), r.seed)
+        for r in asking])
     for r, said in zip(asking, saids, strict=True):
         r.said = said
-        r.questions, r.refused = _questions(said, schema)
+        r.questions, r.refused = _questions(said, check)
     return refl
 
 
@@ -258,7 +263,8 @@ def _rank_and_state(now: int, refl: Sequence[Reflection], rows: _Rows, seen: _Se
             s.prompt = render(st.template(STATEMENT), name=r.name, question=q,
                               memories=laws.collapse(x.memory for x in s.ranked))
             ids = [x.memory.id for x in s.ranked]
-            s.schema, s.check = drawn_schema(ids), drawn_schema(ids, request=False)
+            words = line_words(x.memory.text for x in s.ranked)
+            s.schema, s.check = drawn_schema(ids, words=words), drawn_schema(ids, request=False)
             asks.append(calls.ask(st, "statement", s.prompt, s.schema, r.seed))
             r.statements.append(s)
     stated = [s for r in refl for s in r.statements]

@@ -19,11 +19,13 @@ NIGHT = "night-plan.tmpl"
 """The template the night's plan call renders."""
 
 
-def plan_schema(groups: int, members: int, shown: object = None) -> bytes:
+def plan_schema(groups: int, members: int, shown: object = None,
+                anchors: object = None) -> bytes:
     """The plan answer: at most `groups` groups, each an anchor and 1..`members` absorbed ids.
 
     Given `shown`, it is the request a night's ask sends: every id one of the ids shown (an
-    `enum`) and a group's members distinct. Without it, it is the seam's check of the same
+    `enum`) and a group's members distinct, and every anchor one of `anchors` where that is
+    given (the shown rows that can hold a group; all shown where it is None). Without it, it is the seam's check of the same
     shape and bounds: whether an id was shown, is living and is given once in its group is
     judged group by group by kernel.mind.night, so one bad group is refused by its own check
     and the others stand, whatever a server did with the request."""
@@ -33,10 +35,13 @@ def plan_schema(groups: int, members: int, shown: object = None) -> bytes:
     if shown is None:
         return _plan(groups, members, {"type": "integer"}, {})
     ids = ids_of(shown, "a night's plan call")
-    return _plan(groups, members, {"type": "integer", "enum": ids}, {"uniqueItems": True})
+    held = ids if anchors is None else ids_of(anchors, "a night's plan call's anchors")
+    return _plan(groups, members, {"type": "integer", "enum": ids}, {"uniqueItems": True},
+                 {"type": "integer", "enum": held})
 
 
-def _plan(groups: int, members: int, an_id: dict, unique: dict) -> bytes:
+def _plan(groups: int, members: int, an_id: dict, unique: dict,
+          anchor: dict | None = None) -> bytes:
     return _bytes({
         "type": "object",
         "properties": {
@@ -45,7 +50,7 @@ def _plan(groups: int, members: int, an_id: dict, unique: dict) -> bytes:
                 "items": {
                     "type": "object",
                     "properties": {
-                        "anchor": an_id,
+                        "anchor": an_id if anchor is None else anchor,
                         "absorbed": {"type": "array", "items": an_id,
                                      "minItems": 1, "maxItems": members, **unique},
                     },

@@ -29,17 +29,31 @@ def test_a_statement_asks_for_one_to_three_of_the_ids_shown_and_a_sentence():
     assert (cites["minItems"], cites["maxItems"]) == (1, 3)
     assert s["properties"]["statement"]["maxLength"] == 120
     v = jsonschema.Draft202012Validator(s)
-    assert v.is_valid({"statement": "a day of giving", "drawn_from": [7, 3]})
-    assert not v.is_valid({"statement": "a day of giving", "drawn_from": [8]})
-    assert not v.is_valid({"statement": "a day of giving", "drawn_from": []})
-    assert not v.is_valid({"statement": "a day of giving", "drawn_from": [41, 7, 19, 3]})
-    assert not v.is_valid({"statement": "x" * 121, "drawn_from": [7]})
+    assert v.is_valid({"statement": "A day of giving", "drawn_from": [7, 3]})
+    assert not v.is_valid({"statement": "A day of giving", "drawn_from": [8]})
+    assert not v.is_valid({"statement": "A day of giving", "drawn_from": []})
+    assert not v.is_valid({"statement": "A day of giving", "drawn_from": [41, 7, 19, 3]})
+    assert not v.is_valid({"statement": "A " + "x" * 119, "drawn_from": [7]})
+    # asked for in words, from its first character
+    assert not v.is_valid({"statement": "206, 206, 206, 206", "drawn_from": [7]})
+    assert not v.is_valid({"statement": "I ate 50 mouthfuls", "drawn_from": [7]})
+
+
+def test_a_question_is_asked_for_in_words_ending_in_a_question_mark_and_checked_for_its_shape():
+    from kernel.seam import asked_schema
+    v = jsonschema.Draft202012Validator(json.loads(asked_schema(2, request=True)))
+    assert v.is_valid({"questions": ["Why did Ander take my parcels?", "Who came by the well?"]})
+    assert not v.is_valid({"questions": ["Why did Ander take 40 parcels?", "Who came?"]})
+    assert not v.is_valid({"questions": ["what did I do", "Who came by the well?"]})
+    check = jsonschema.Draft202012Validator(json.loads(asked_schema(2)))
+    assert check.is_valid({"questions": ["Why did Ander take 40 parcels?", "who came"]})
 
 
 def test_the_seams_check_is_the_requests_shape_without_the_ids_which_the_laws_judge():
     ask, check = drawn_schema([41, 7]), drawn_schema([41, 7], request=False)
     a, c = json.loads(ask), json.loads(check)
     del a["properties"]["drawn_from"]["items"]["enum"]
+    del a["properties"]["statement"]["pattern"]
     assert a == c
     # an id not shown passes the shape and is left to laws.cite, which names its own check
     assert shaped(said('{"statement": "a day of giving", "drawn_from": [99]}'), check)
@@ -128,3 +142,10 @@ def test_the_price_cuts_the_calls_into_rounds_and_nights_and_counts_ticks_at_the
     assert "5.0s in the models =      50 ticks, 2.5% of the 2000-tick cadence" in text
     assert "answered by m at abababababababab (llamacpp)" in text
     assert "on a test processor, 2 cores, Linux" in text
+
+
+def test_a_night_offers_as_anchors_only_the_shown_rows_that_can_hold_a_group():
+    ask = json.loads(plan_schema(3, 4, [10, 12, 15], [12]))
+    group = ask["properties"]["groups"]["items"]["properties"]
+    assert group["anchor"] == {"type": "integer", "enum": [12]}
+    assert group["absorbed"]["items"] == {"type": "integer", "enum": [10, 12, 15]}
