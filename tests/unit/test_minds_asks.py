@@ -149,3 +149,24 @@ def test_a_night_offers_as_anchors_only_the_shown_rows_that_can_hold_a_group():
     group = ask["properties"]["groups"]["items"]["properties"]
     assert group["anchor"] == {"type": "integer", "enum": [12]}
     assert group["absorbed"]["items"] == {"type": "integer", "enum": [10, 12, 15]}
+
+
+def test_the_words_a_request_may_name_are_the_lines_names_then_their_longer_words():
+    from kernel.seam.schemas import line_words
+    got = line_words(["Brannoc took 29 parcels out of Suvi's hands, 14.5 grams",
+                      "ate 50 mouthfuls on 9,9, 25.0 grams", "Suvi came into sight"])
+    assert got == ["Brannoc", "Suvi", "parcels", "mouthfuls"]
+    assert line_words(["ate 50 on 9,9"]) == []
+
+
+def test_a_request_given_words_asks_that_a_question_and_a_statement_name_one_of_them():
+    from kernel.seam import asked_schema
+    q = jsonschema.Draft202012Validator(json.loads(asked_schema(2, request=True,
+                                                                words=["Suvi", "parcels"])))
+    assert q.is_valid({"questions": ["Why did Suvi leave?", "Who took my parcels?"]})
+    assert not q.is_valid({"questions": ["Why did Suvi leave?", "What do you wonder about?"]})
+    s = jsonschema.Draft202012Validator(json.loads(drawn_schema([4], words=["Suvi"])))
+    assert s.is_valid({"statement": "I was glad Suvi came.", "drawn_from": [4]})
+    assert not s.is_valid({"statement": "The day was long.", "drawn_from": [4]})
+    # with no words to name, a request still asks for words
+    assert json.loads(drawn_schema([4]))["properties"]["statement"]["pattern"].startswith("^[A-Z]")
