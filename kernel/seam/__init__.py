@@ -1,7 +1,8 @@
 """The seam between the village and a model: templates in, a checked value out.
 
 This package owns the prompt templates (`render`), the answer schemas the
-calls send (`asked_schema`, `DRAWN_SCHEMA`) and `shaped`, the one road from a
+calls send (`asked_schema`, `drawn_schema` per ask, `DRAWN_SCHEMA` where no ask says
+which ids were shown) and `shaped`, the one road from a
 model's text to a value. It must not call a model (that is `kernel.oracle`),
 write the log, or enforce a citation rule (that is `kernel.laws`): a rule
 lives in one place, and that place is not a prompt.
