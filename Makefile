@@ -33,7 +33,7 @@ bench: setup
 # by git) and measured with `village minds`: what tuning the minds is judged on.
 BENCH_WORLD ?= day-of-four
 bench-minds: setup
-	rm -rf bench/worlds/trials/$(BENCH_WORLD)
+	rm -rf bench/worlds/trials/$(BENCH_WORLD) bench/worlds/trials/$(BENCH_WORLD).log
 	mkdir -p bench/worlds/trials
 	cp -r bench/worlds/$(BENCH_WORLD) bench/worlds/trials/$(BENCH_WORLD)
 	sed -i 's#"exemplars": "[^"]*"#"exemplars": "bench/worlds/trials/$(BENCH_WORLD)/recording.json"#' \
