@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup test lint bench replay live record clean
+.PHONY: setup test lint bench bench-minds replay live record clean
 
 setup: $(STAMP)
 	$(BIN)/village embed --install
@@ -27,6 +27,20 @@ lint: setup
 
 bench: setup
 	$(BIN)/python -m bench
+
+# A live day of a bench world (bench/worlds/, names and a seed in no committed
+# scenario), recorded into a scratch copy under bench/worlds/trials/ (ignored
+# by git) and measured with `village minds`: what tuning the minds is judged on.
+BENCH_WORLD ?= day-of-four
+bench-minds: setup
+	rm -rf bench/worlds/trials/$(BENCH_WORLD) bench/worlds/trials/$(BENCH_WORLD).log
+	mkdir -p bench/worlds/trials
+	cp -r bench/worlds/$(BENCH_WORLD) bench/worlds/trials/$(BENCH_WORLD)
+	sed -i 's#"exemplars": "[^"]*"#"exemplars": "bench/worlds/trials/$(BENCH_WORLD)/recording.json"#' \
+		bench/worlds/trials/$(BENCH_WORLD)/scenario.json
+	$(BIN)/village run bench/worlds/trials/$(BENCH_WORLD) --oracle llamacpp --record \
+		--out bench/worlds/trials/$(BENCH_WORLD).log
+	$(BIN)/village minds bench/worlds/trials/$(BENCH_WORLD)
 
 # Re-run every committed scenario with the replay oracle (no model) and
 # compare each log's head hash with the digest committed in fixtures/.

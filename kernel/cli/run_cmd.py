@@ -144,12 +144,45 @@ def _run_into(sc, oracle, backend: str, st, path: Path, *, record: bool, index: 
     if oracle is not None and entry(backend).live:
         for line in _cost_lines(oracle, sc.world.ticks_per_second):
             click.echo(line)
+        doc = oracle.document() if record else {"models": {m: {"digest": oracle.digest(m),
+                                                                "backend": backend}
+                                                            for m in (st.models if st else ())}}
+        for line in _price(sc, oracle.costs, doc, "measured here"):
+            click.echo(line)
     if record:
+        for line in _moved(sc, oracle):
+            click.echo(line)
         oracle.save()
         label = {"backend": backend, "models": oracle.document()["models"]}
         msc.write_digest(sc, report.head_hex, recorded_with=label)
         click.echo(f"  recorded {oracle.calls} calls and {oracle.embeddings} embeddings to "
                    f"{_shown(sc.exemplars)}; head hash written to {_shown(sc.folder / 'scenario.json')}")
+
+
+def _price(sc, costs, doc, measured: str) -> list[str]:
+    """The price section of a run or a replay: its rounds' model seconds at the world's pace,
+    and who answered: a recording's models and machine (`doc`), else this machine."""
+    from kernel.oracle import price
+
+    doc = doc if isinstance(doc, dict) else {}
+    on = doc.get("answered_on") if measured != "measured here" else price.machine()
+    models = doc.get("models", {})
+    every = sc.settings.every if sc.settings is not None else None
+    return price.lines(costs, sc.world.ticks_per_second, every, models, on, measured)
+
+
+def _moved(sc, oracle) -> list[str]:
+    """What a re-recording moved, read against the recording it is about to replace."""
+    from kernel.oracle import exemplar
+    from kernel.oracle.moved import moved
+
+    if sc.exemplars is None or not sc.exemplars.exists():
+        return ["  no recording to replace: this is the first"]
+    try:
+        old = exemplar.load(sc.exemplars)
+    except VillageError as e:
+        return [f"  the recording it replaces could not be read, so nothing is compared: {e}"]
+    return moved(old, oracle.document()).lines()
 
 
 def _shown(p: Path) -> str:
@@ -206,6 +239,9 @@ def replay_one(name: str, where: Path, echo=click.echo) -> bool:
              f"{oracle.matched} requests rendered here that were the recorded bytes, "
              f"{report.statements} statements checked, {report.thoughts} thoughts written: "
              f"{before} rows before, {after} after")
+        for line in _price(sc, oracle.costs, getattr(oracle, "doc", None),
+                           "measured when it was recorded"):
+            echo(line)
     if report.stopped is not None:
         what = "replay" if isinstance(report.stopped, ReplayMismatch) else "run"
         echo(f"  DIFFERS: the {what} stopped at tick {report.ticks}: {report.stopped}")

@@ -4,7 +4,8 @@ This package owns every rule of the village that can be stated without a
 clock, a file, a model or a random draw: what a row is (`memory`), what it
 weighs (`importance`), how a log's events become rows (`perception`), when
 a villager reflects and what the seam accepts (`reflection`, `statement`),
-which memories a question retrieves (`retrieval`), how strongly a row is
+which memories a question retrieves (`retrieval`), what a prompt shows of
+them, each repeated line once with every id (`window`), how strongly a row is
 felt, in integer thousandths, as it fades, is re-felt, absorbed and
 forgotten (`felt`, the laws a run feels by), how the attractor drifts
 (`attractor`, which no run calls yet), and how much of what a model said
@@ -63,6 +64,7 @@ from kernel.laws.statement import (
     wordless,
     words,
 )
+from kernel.laws.window import Line, collapse
 
 __all__ = [
     "CONVERGING",
@@ -77,6 +79,7 @@ __all__ = [
     "Basin",
     "BasinUpdate",
     "LawError",
+    "Line",
     "Memory",
     "NewBasin",
     "PerceptionError",
@@ -90,6 +93,7 @@ __all__ = [
     "attractor_update",
     "attractor_update_single",
     "cite",
+    "collapse",
     "consolidation_due",
     "cosine",
     "depth",

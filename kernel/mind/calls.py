@@ -2,8 +2,8 @@
 
 The round (kernel.mind.reflect) and the night (kernel.mind.night) ask the
 model the same way and write what it said the same way. This module owns
-those shapes: the `Ask` of a call (the generation model, temperature and
-context of the thought settings, with a token limit of the caller's), the
+those shapes: the `Ask` of a call (the generation model, temperature,
+decoding and context of the thought settings, with a token limit of the caller's), the
 `Answered` event that records a call's answer, the `Refusal` that is a
 check's verdict against an answer (its check and its reason, a value, never
 a string to split apart) and the `events.Refusal` that writes one down. It
@@ -37,10 +37,11 @@ class Refusal:
 
 def ask(st: Settings, purpose: str, prompt: Rendered, schema: bytes, seed: int,
         limit: int | None = None) -> Ask:
-    """The ask of one call: `prompt` for `schema`, with the settings' limit unless `limit`."""
+    """The ask of one call: `prompt` for `schema`, with the settings' limit unless `limit`, and
+    the settings' decoding, so every generation call samples the same way on every backend."""
     return Ask(purpose=purpose, model=st.generate_model, prompt=prompt.bytes, schema=schema,
                seed=seed, temperature=st.temperature, limit=st.limit if limit is None else limit,
-               context=st.context)
+               context=st.context, decoding=st.decoding)
 
 
 def answered(villager: int, purpose: str, index: int, seed: int, prompt: Rendered,

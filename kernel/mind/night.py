@@ -40,6 +40,7 @@ from kernel.errors import Refused
 from kernel.laws import felt as lf
 from kernel.laws.memory import Memory
 from kernel.laws.reflection import recent
+from kernel.laws.window import collapse
 from kernel.mind import calls
 from kernel.mind.calls import Refusal
 from kernel.mind.felt import FeltBook
@@ -94,6 +95,7 @@ class Plan:
     seed: int
     shown: tuple[Memory, ...]
     prompt: Rendered
+    schema: bytes = b""                          # the ask's schema: ids among those shown
     said: Said | None = None
     refused: Refusal | None = None               # the plan refused whole, by shaped
     groups: list[Group] = field(default_factory=list)
@@ -178,11 +180,11 @@ def night_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequen
     projection). Rows felt after `now - ticks_per_day` count as felt since
     the last night.
     """
-    schema = plan_schema(ns.groups, ns.members)
-    plans = _ask_plans(now, villagers, streams, book, oracle, st, ns, schema)
+    plans = _ask_plans(now, villagers, streams, book, oracle, st, ns)
+    check = plan_schema(ns.groups, ns.members)
     events: list[ev.Event] = []
     for p in plans:
-        events += _consolidate(now, p, schema, book)
+        events += _consolidate(now, p, check, book)
     forgotten: list[Forgetting] = []
     for d in villagers:
         for f in _forgetting(now, d.villager, book):
@@ -195,8 +197,7 @@ def night_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequen
 
 
 def _ask_plans(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequence[Memory]],
-               book: FeltBook, oracle, st: Settings, ns: NightSettings,
-               schema: bytes) -> list[Plan]:
+               book: FeltBook, oracle, st: Settings, ns: NightSettings) -> list[Plan]:
     """One plan call for each villager with enough rows felt since its last night, in order."""
     since = now - book.ticks_per_day
     plans: list[Plan] = []
@@ -206,21 +207,35 @@ def _ask_plans(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequenc
             continue
         rows = [m for m in streams.get(d.villager, ()) if m.id in ids]
         shown = recent(rows, now, ns.shown)
-        prompt = render(st.template(NIGHT), name=d.name, memories=shown)
+        prompt = render(st.template(NIGHT), name=d.name, memories=collapse(shown))
+        schema = plan_schema(ns.groups, ns.members, [m.id for m in shown],
+                             _anchors(shown, book) or None)
         p = Plan(villager=d.villager, name=d.name, now=now, seed=now + d.villager, shown=shown,
-                 prompt=prompt)
-        p.said = oracle.generate(calls.ask(st, "night", prompt, schema, p.seed, limit=ns.limit))
+                 prompt=prompt, schema=schema)
+        p.said = oracle.generate(calls.ask(st, "night", prompt, p.schema, p.seed,
+                                           limit=ns.limit))
         plans.append(p)
     return plans
 
 
-def _consolidate(now: int, p: Plan, schema: bytes, book: FeltBook) -> list[ev.Event]:
+def _anchors(shown: Sequence[Memory], book: FeltBook) -> list[int]:
+    """The shown rows that can hold a group as the night begins (rule 3: not a thought, stored
+    at least at the anchor minimum): what the ask offers as anchors. The request only; every
+    group is still judged by `judge`, and where none can hold one, every shown row is offered
+    and the plan is refused by its own check, as it would be."""
+    least = book.laws.anchor_minimum
+    return [m.id for m in shown if not book.rows[m.id].is_thought
+            and book.rows[m.id].stored >= least]
+
+
+def _consolidate(now: int, p: Plan, check: bytes, book: FeltBook) -> list[ev.Event]:
     """One villager's plan: its answer, then each group refused or absorbed, in order (an
-    absorbed group folded into `book` before the next is judged)."""
+    absorbed group folded into `book` before the next is judged). `check` is the plan's
+    shape as the seam reads it; which ids a group may hold is judged group by group."""
     assert p.said is not None
     events: list[ev.Event] = [calls.answered(p.villager, "night", 0, p.seed, p.prompt, p.said)]
     try:
-        plan = shaped(p.said, schema)
+        plan = shaped(p.said, check)
     except Refused as e:
         p.refused = Refusal("shaped", str(e))
         events.append(calls.refusal(p.villager, "night", 0, p.refused))

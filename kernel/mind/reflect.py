@@ -46,7 +46,8 @@ from kernel.mind.calls import Refusal
 from kernel.mind.felt import FeltBook
 from kernel.mind.settings import Settings
 from kernel.oracle.base import Ask, Said
-from kernel.seam import DRAWN_SCHEMA, QUESTIONS, STATEMENT, Rendered, asked_schema, render, shaped
+from kernel.seam import QUESTIONS, STATEMENT, Rendered, asked_schema, drawn_schema, render, shaped
+from kernel.seam.schemas import line_words
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,8 @@ class Statement:
     question: str
     ranked: tuple[laws.Ranked, ...] = ()
     prompt: Rendered | None = None
+    schema: bytes = b""                # the ask's schema: citations among the ids it shows
+    check: bytes = b""                 # the seam's check of the same shape (kernel.seam.schemas)
     said: Said | None = None
     statement: str | None = None
     cites: tuple[int, ...] = ()
@@ -184,19 +187,24 @@ def _ask_questions(now: int, due: Sequence[Due], rows: _Rows, oracle,
                   st: Settings) -> list[Reflection]:
     """Every due villager's questions call over its recent window, asked together, and the
     questions each answer gives (or its refusal). Nothing remembered yet: no call."""
-    schema = asked_schema(st.questions)
+    check = asked_schema(st.questions)
     refl: list[Reflection] = []
     for d in due:
         window = laws.recent(rows.live[d.villager], now, st.recent)
-        prompt = render(st.template(QUESTIONS), name=d.name, memories=window, count=st.questions)
+        prompt = render(st.template(QUESTIONS), name=d.name, memories=laws.collapse(window),
+                        count=st.questions)
         refl.append(Reflection(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
                                rows=len(rows.live[d.villager]), window=window, prompt=prompt))
     asking = [r for r in refl if r.window]
-    saids = calls.generate_all(oracle, [calls.ask(st, "questions", r.prompt, schema, r.seed)
-                                        for r in asking])
+    # Each ask's request names the words of its own window; the seam checks the one shape.
+    saids = calls.generate_all(oracle, [
+        calls.ask(st, "questions", r.prompt,
+                  asked_schema(st.questions, request=True,
+                               words=line_words(m.text for m in r.window)), r.seed)
+        for r in asking])
     for r, said in zip(asking, saids, strict=True):
         r.said = said
-        r.questions, r.refused = _questions(said, schema)
+        r.questions, r.refused = _questions(said, check)
     return refl
 
 
@@ -253,8 +261,11 @@ def _rank_and_state(now: int, refl: Sequence[Reflection], rows: _Rows, seen: _Se
                                  columns=columns, squares=squares)
             qi += 1
             s.prompt = render(st.template(STATEMENT), name=r.name, question=q,
-                              memories=[x.memory for x in s.ranked])
-            asks.append(calls.ask(st, "statement", s.prompt, DRAWN_SCHEMA, r.seed))
+                              memories=laws.collapse(x.memory for x in s.ranked))
+            ids = [x.memory.id for x in s.ranked]
+            words = line_words(x.memory.text for x in s.ranked)
+            s.schema, s.check = drawn_schema(ids, words=words), drawn_schema(ids, request=False)
+            asks.append(calls.ask(st, "statement", s.prompt, s.schema, r.seed))
             r.statements.append(s)
     stated = [s for r in refl for s in r.statements]
     for s, said in zip(stated, calls.generate_all(oracle, asks), strict=True):
@@ -278,7 +289,7 @@ def _judge(now: int, s: Statement, mine: tuple[laws.Memory, ...], gone: Mapping[
     """One statement through the seam: its shape, its own words, its citations (reading the
     stream as it stood when the round began). Its refusal, or None when it is accepted."""
     try:
-        drawn = shaped(s.said, DRAWN_SCHEMA)
+        drawn = shaped(s.said, s.check)
     except Refused as e:
         return Refusal("shaped", str(e))
     s.statement, s.cites = drawn["statement"], tuple(drawn["drawn_from"])

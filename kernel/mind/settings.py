@@ -29,6 +29,7 @@ from typing import Any
 
 from kernel import config, laws
 from kernel.laws.importance import Importance
+from kernel.oracle.base import Decoding
 from kernel.seam import QUESTIONS, STATEMENT, TemplateFile, template_file
 from kernel.seam.errors import TemplateError
 from kernel.seam.plan import NIGHT
@@ -67,6 +68,7 @@ class Settings:
     embed_model: str
     context: int
     temperature: float
+    decoding: Decoding                     # beside temperature and seed, on every generation ask
     digests: tuple[tuple[str, str], ...]   # the digest of each file read, by what it is
     templates: tuple[TemplateFile, ...]    # the TEMPLATES as read once, in that order
 
@@ -137,6 +139,7 @@ def of(*, thought: config.Config, models: config.Config, importance: config.Conf
                                    first_bonus=table.first_bonus),
         generate_model=m.value.generate, embed_model=m.value.embed, context=m.value.context,
         temperature=0.0,
+        decoding=decoding_of(t),
         digests=(("embedder", config.digest(without(e.value, EMBEDDER_ASIDE))),
                  ("importance", imp.digest),
                  ("models", config.digest(without(m.value, MODELS_ASIDE))),
@@ -146,6 +149,12 @@ def of(*, thought: config.Config, models: config.Config, importance: config.Conf
                  ("thought", t.digest)),
         templates=tfs,
     )
+
+
+def decoding_of(thought: config.Config) -> Decoding:
+    """The thought file's decoding block, each value it leaves out at `Decoding`'s default
+    (llama-cpp-python's own, so a file with no block decodes as an embedded run always did)."""
+    return Decoding(**config.thaw(thought.value).get("decoding", {}))
 
 
 def night_of(thought: config.Config) -> NightSettings | None:

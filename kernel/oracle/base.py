@@ -37,6 +37,41 @@ def _int(name: str, v: object, at_least: int) -> int:
 
 
 @dataclass(frozen=True, slots=True)
+class Decoding:
+    """How a next token is chosen beside temperature and seed, sent alike to every backend.
+
+    `repeat_penalty` divides the logit of every token among the last `repeat_last_n`
+    (1.0 is none), so a greedy answer that starts to loop is pushed off the loop. `top_k`,
+    `top_p` and `min_p` do nothing at temperature 0 (both backends then take the likeliest
+    token), and are sent anyway: the two backends' own defaults differ (llama-cpp-python
+    0.95 and 0.05, Ollama 0.9 and 0.0), so a run at a temperature above 0 would otherwise
+    sample two ways. The defaults are llama-cpp-python's own, which was today's embedded run.
+    """
+
+    repeat_penalty: float = 1.0
+    repeat_last_n: int = 64
+    top_k: int = 40
+    top_p: float = 0.95
+    min_p: float = 0.05
+
+    def __post_init__(self) -> None:
+        for name, low, high in (("repeat_penalty", 1.0, 10.0), ("top_p", 0.0, 1.0),
+                                ("min_p", 0.0, 1.0)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) \
+                    or not low <= v <= high:
+                raise OracleUsageError(f"Expected {name} between {low} and {high} but got "
+                                       f"{name}={v!r}")
+        _int("repeat_last_n", self.repeat_last_n, 0)
+        _int("top_k", self.top_k, 0)
+
+    def options(self) -> dict[str, float | int]:
+        """The five values by the names a recording (and Ollama's options) gives them."""
+        return {"repeat_penalty": float(self.repeat_penalty), "repeat_last_n": self.repeat_last_n,
+                "top_k": self.top_k, "top_p": float(self.top_p), "min_p": float(self.min_p)}
+
+
+@dataclass(frozen=True, slots=True)
 class Ask:
     """One generation request, whole: nothing a backend sends is decided anywhere else."""
 
@@ -48,8 +83,11 @@ class Ask:
     temperature: float
     limit: int
     context: int
+    decoding: Decoding = Decoding()
 
     def __post_init__(self) -> None:
+        if not isinstance(self.decoding, Decoding):
+            raise OracleUsageError(f"Expected a Decoding but got decoding={self.decoding!r:.80}")
         for name in ("purpose", "model"):
             v = getattr(self, name)
             if not isinstance(v, str) or not v:

@@ -66,6 +66,12 @@ notice: Callable[[str], None] = _once_on_stderr
 default; set it to `as_warning`, or to any function of one line, to send it elsewhere."""
 
 
+def options(ask: Ask) -> dict[str, Any]:
+    """Everything but the prompt and the schema that decides an answer: what a replay compares."""
+    return {"seed": ask.seed, "temperature": float(ask.temperature), "limit": ask.limit,
+            "context": ask.context, **ask.decoding.options()}
+
+
 def generate_record(ask: Ask, said: Said, backend: str) -> dict[str, Any]:
     """One generation call as it goes into a file."""
     return {
@@ -74,8 +80,7 @@ def generate_record(ask: Ask, said: Said, backend: str) -> dict[str, Any]:
         "model": ask.model,
         "digest": said.digest,
         "backend": backend,
-        "options": {"seed": ask.seed, "temperature": float(ask.temperature),
-                    "limit": ask.limit, "context": ask.context},
+        "options": options(ask),
         "schema": None if ask.schema is None else ask.schema.decode("utf-8"),
         "prompt": ask.prompt_text.split("\n"),
         "prompt_sha256": ask.prompt_sha256,

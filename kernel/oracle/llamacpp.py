@@ -11,7 +11,10 @@ Choices, and why:
   the chat template the GGUF carries. That is what Ollama's `generate` does
   with a prompt on the same GGUF, so both backends ask the same question.
 - Temperature 0 (greedy), the ask's seed, `max_tokens` the limit, `n_ctx`
-  the context, a fixed thread count, and the model state reset before every
+  the context, the ask's decoding (`repeat_penalty`, `top_k`, `top_p`,
+  `min_p` as arguments, and the penalty's window `last_n_tokens_size`, a
+  constructor setting that the sampler reads at each call, set on the cached
+  model before it), a fixed thread count, and the model state reset before every
   call, so no reused prompt prefix changes how the logits are computed: the
   same ask gives the same bytes.
 - The grammar comes from the JSON schema (`json_schema_to_gbnf`, as
@@ -212,12 +215,16 @@ class LlamaCppOracle(Oracle):
         if ask.schema is not None:
             kw["grammar"] = json_grammar(ask.schema)
         start = time.perf_counter_ns()
+        d = ask.decoding
         with _LOCK:
             llm.reset()
+            llm.last_n_tokens_size = d.repeat_last_n
             try:
                 r = llm.create_chat_completion(
                     [{"role": "user", "content": ask.prompt_text}],
-                    temperature=float(ask.temperature), seed=ask.seed, max_tokens=ask.limit, **kw)
+                    temperature=float(ask.temperature), seed=ask.seed, max_tokens=ask.limit,
+                    repeat_penalty=float(d.repeat_penalty), top_k=d.top_k, top_p=float(d.top_p),
+                    min_p=float(d.min_p), **kw)
             except ValueError as e:
                 raise OracleError(f"llama.cpp could not answer the {ask.purpose} call to "
                                   f"{ask.model}: {e}") from None

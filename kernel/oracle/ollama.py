@@ -1,8 +1,9 @@
 """The Ollama oracle: a local Ollama server, through the official `ollama` client.
 
 This module owns the wire to Ollama: every request carries temperature, seed,
-num_predict and num_ctx (the server's defaults of 0.8, a random seed and a
-context of its choosing would make an answer depend on the server), the
+num_predict, num_ctx and the ask's decoding (repeat_penalty, repeat_last_n,
+top_k, top_p, min_p: the server's defaults of 0.8, a random seed, a penalty
+of 1.1 and a context of its choosing would make an answer depend on the server), the
 schema in `format` exactly as the caller gave it and no `format` key at all
 when there is none, and a client timeout (the client's default is none). A
 model is used only at the digest configs/models.json pins, read from the
@@ -263,7 +264,8 @@ class OllamaOracle(Oracle):
             "prompt": ask.prompt_text,
             "stream": False,
             "options": {"temperature": float(ask.temperature), "seed": ask.seed,
-                        "num_predict": ask.limit, "num_ctx": ask.context},
+                        "num_predict": ask.limit, "num_ctx": ask.context,
+                        **ask.decoding.options()},
         }
         if ask.schema is not None:
             # The client takes a dict; parsed from the caller's bytes and sent

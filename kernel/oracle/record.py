@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from kernel.errors import OracleError
-from kernel.oracle import exemplar
+from kernel.oracle import exemplar, price
 from kernel.oracle.base import Ask, Oracle, Said
 
 
@@ -55,7 +55,8 @@ class RecordingOracle(Oracle):
         return vectors, took, tokens
 
     def document(self) -> dict[str, Any]:
-        return exemplar.document(self.backend, self.records)
+        # The machine rides beside the calls for the price a replay prints; nothing compares it.
+        return {**exemplar.document(self.backend, self.records), "answered_on": price.machine()}
 
     def save(self, path: str | os.PathLike | None = None) -> Path:
         """Write every call so far to `path` (or the path given at construction), atomically."""

@@ -1,7 +1,10 @@
 """The two answer shapes a reflection asks for, as the JSON Schema bytes the calls send.
 
 `Asked` is the questions call's answer (exactly n strings); `Drawn` is the
-statement call's (a statement and the numbers it is drawn from). The bytes are
+statement call's (a statement and the numbers it is drawn from), built per
+ask by `drawn_schema` from the ids that ask shows, so a grammar can only
+cite a line the model saw; the same bytes are what the seam checks the
+answer with, so the request and the check cannot disagree. The bytes are
 canonical (fixed key order, no spaces) because their sha256 goes into every
 recording: the same request must always be the same bytes. This module must
 not parse answers (that is `shaped`) or state any citation rule (that is the
@@ -19,9 +22,49 @@ from kernel.seam.errors import SeamError
 # wire becomes a grammar, and a grammar with a bound closes a string or a list
 # where a small model would otherwise run on to the token limit; what the
 # numbers in drawn_from mean is still judged by the seam, never here.
-QUESTION_CHARS = 160
+QUESTION_CHARS = 100
 STATEMENT_CHARS = 240
 CITATIONS = 16
+# What a reader wants of one statement: a sentence, drawn from a few lines. The
+# unbounded DRAWN_SCHEMA stays the shape of a statement where no ask says which
+# ids were shown (a tool, a fuzz test); a round sends `drawn_schema`.
+STATED_CHARS = 120
+CITED = 3
+# What a request asks a statement and a question to be made of: words, beginning with
+# a capital, no figures (a statement is about what a day meant, never how much), in at
+# most STATED_CHARS and QUESTION_CHARS. A grammar holds a model to it from the first
+# character, where a small model otherwise opens a statement with the numbers it was
+# shown. The seam does not refuse figures: a pattern is a request, never a rule.
+_WORD = "[A-Za-z']{1,11},?"
+STATED_PATTERN = f"^[A-Z][a-z]{{0,11}}( {_WORD}){{2,9}}$"
+ASKED_PATTERN = f"^[A-Z][a-z]{{0,11}}( {_WORD}){{2,7}}[?]$"
+# Given the words of the lines an ask shows, a request also asks that a question or a
+# statement hold one of them: it is about someone or something the villager remembers,
+# not about the prompt. The most words offered, and the shortest a word must be.
+NAMED_WORDS = 24
+NAMED_LETTERS = 6
+
+
+def line_words(texts: object, most: int = NAMED_WORDS) -> list[str]:
+    """The names in `texts` (words beginning with a capital), then their other words of at
+    least NAMED_LETTERS letters, each once, in the order they come (at most `most`): what a
+    question or a statement about those lines may name."""
+    seen: list[str] = []
+    for t in texts if not isinstance(texts, str) else (texts,):
+        for w in str(t).replace(",", " ").replace("'s", " ").split():
+            if len(w) >= 2 and w.isascii() and w.isalpha() and w not in seen:
+                seen.append(w)
+    names = [w for w in seen if w[0].isupper()]
+    rest = [w for w in seen if not w[0].isupper() and len(w) >= NAMED_LETTERS]
+    return (names + rest)[:most]
+
+
+def _naming(words: list[str], before: int, after: int, end: str) -> str:
+    """A pattern of words holding one of `words`: a capitalised first word, up to `before`
+    words, the named word, up to `after` words, then `end`."""
+    named = "|".join(words)
+    return (f"^[A-Z][a-z]{{0,10}}( {_WORD}){{0,{before}}} ({named})( {_WORD}){{0,{after}}}"
+            f"{end}$")
 # The shortest text that can hold two words of two letters ("ab cd"): a grammar
 # can carry this much of what a statement is; the seam judges the rest.
 STATEMENT_MIN_CHARS = 5
@@ -34,18 +77,72 @@ def _bytes(schema: dict[str, Any]) -> bytes:
                       allow_nan=False).encode("utf-8")
 
 
-def asked_schema(n: int) -> bytes:
-    """The questions answer: `{"questions": [exactly n distinct strings]}` and no other field."""
+def asked_schema(n: int, *, request: bool = False, words: object = ()) -> bytes:
+    """The questions answer: `{"questions": [exactly n distinct strings]}` and no other field;
+    as the `request` a call sends, each string also a question of words (ASKED_PATTERN), and
+    one naming a word of the lines shown where `words` are given (`line_words`)."""
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise SeamError(f"Expected a count of questions >= 1 but got n={n!r}")
+    item: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": QUESTION_CHARS}
+    if request:
+        named = list(words) if not isinstance(words, str) else [words]
+        item["pattern"] = _naming(named, 3, 4, "[?]") if named else ASKED_PATTERN
     return _bytes({
         "type": "object",
         "properties": {
             "questions": {"type": "array",
-                          "items": {"type": "string", "minLength": 1, "maxLength": QUESTION_CHARS},
+                          "items": item,
                           "minItems": n, "maxItems": n, "uniqueItems": True},
         },
         "required": ["questions"],
+        "additionalProperties": False,
+    })
+
+
+def ids_of(shown: object, what: str) -> list[int]:
+    """The distinct ids of what a call shows, in the order shown, as a schema's `enum`."""
+    if isinstance(shown, str | bytes) or not hasattr(shown, "__iter__"):
+        raise SeamError(f"Expected the ids {what} shows but got {shown!r:.80}")
+    ids: list[int] = []
+    for i in shown:
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise SeamError(f"Expected the ids {what} shows to be integers but got {i!r}")
+        if i not in ids:
+            ids.append(i)
+    if not ids:
+        raise SeamError(f"a schema of {what} needs at least one id shown, and none was")
+    return ids
+
+
+def drawn_schema(shown: object, most: int = CITED, *, request: bool = True,
+                 words: object = ()) -> bytes:
+    """The statement answer of one ask: a statement of at most STATED_CHARS, drawn from 1 to
+    `most` ids (at most as many as were shown).
+
+    As the `request` the ask sends, each id is one of the ids `shown` (an `enum`, in the order
+    shown), so a grammar cannot cite a line the model did not see, and the statement is words
+    (STATED_PATTERN), naming one of `words` where they are given (`line_words` of the lines
+    shown). As the seam's check (`request=False`) the same shape without the `enum`
+    or the pattern: which ids a statement may cite is
+    the laws' rule (`laws.cite`: exists, belongs, no later, once), judged after the shape, so
+    a server that ignores the request gets each of those refusals by its own name."""
+    if not isinstance(most, int) or isinstance(most, bool) or most < 1:
+        raise SeamError(f"Expected a count of citations >= 1 but got most={most!r}")
+    ids = ids_of(shown, "a statement call")
+    an_id: dict[str, Any] = {"type": "integer", "enum": ids} if request else {"type": "integer"}
+    statement: dict[str, Any] = {"type": "string", "minLength": STATEMENT_MIN_CHARS,
+                                 "maxLength": STATED_CHARS}
+    if request:
+        named = list(words) if not isinstance(words, str) else [words]
+        statement["pattern"] = _naming(named, 3, 5, "[.!]?") if named else STATED_PATTERN
+    return _bytes({
+        "type": "object",
+        "properties": {
+            "statement": statement,
+            "drawn_from": {"type": "array", "items": an_id,
+                           "minItems": 1, "maxItems": min(most, len(ids))},
+        },
+        "required": ["statement", "drawn_from"],
         "additionalProperties": False,
     })
 

@@ -6,7 +6,8 @@ run's settings carry the three it renders, so no rendering opens a file. A
 rendering is a function of the template file and the data handed in and of
 nothing else, so two renderings of the same data are the same bytes and the
 sha256 over them is what a recording is checked against. A memory reaches a
-template as its identity and its line only; weights, ticks and `about`
+template as its identity, its line, whether it is a thought, and (for a
+collapsed line) every id it stands for; weights, ticks and `about`
 columns are stripped here, before jinja sees them, so no template can leak
 them even by mistake. `pieces` gives a template's own text, the stretches between its
 tags, for a measure that asks whether an answer says the template back. It must not call a
@@ -115,18 +116,34 @@ def _compile(name: str, sha256: str, source: str) -> tuple[jinja2.Template, froz
         raise TemplateError(f"configs/{name} line {e.lineno}: {e.message}") from None
 
 
-def _field(m: Any, key: str, i: int) -> Any:
+def _field(m: Any, key: str, i: int, default: Any = ...) -> Any:
     if isinstance(m, Mapping):
         if key in m:
             return m[key]
     elif hasattr(m, key):
         return getattr(m, key)
+    if default is not ...:
+        return default
     raise TemplateError(f"memories[{i}] has no {key!r}: a memory reaches a template as its id "
                         f"and its text, but got {m!r}")
 
 
+def _ids(m: Any, mid: int, i: int) -> tuple[int, ...]:
+    ids = _field(m, "ids", i, (mid,))
+    if isinstance(ids, str | bytes) or not hasattr(ids, "__iter__"):
+        raise TemplateError(f"memories[{i}].ids must be a list of integers but is {ids!r}")
+    ids = tuple(ids)
+    if not ids or ids[0] != mid or any(not isinstance(x, int) or isinstance(x, bool)
+                                       for x in ids):
+        raise TemplateError(f"memories[{i}].ids must be integers starting with its id {mid} "
+                            f"but are {ids!r}")
+    return ids
+
+
 def _memories(ms: Iterable[Any]) -> list[dict[str, Any]]:
-    """Project each memory to {id, text} and nothing else."""
+    """Project each memory to {id, ids, count, text, thought} and nothing else: `ids` every
+    row a collapsed line (`laws.Line`) stands for (a row alone: its own), `thought` whether
+    it is the villager's own thought rather than something it lived."""
     if isinstance(ms, str | bytes | Mapping) or not isinstance(ms, Iterable):
         raise TemplateError(f"Expected memories to be a list of memories but got memories={ms!r:.80}")
     out = []
@@ -136,7 +153,9 @@ def _memories(ms: Iterable[Any]) -> list[dict[str, Any]]:
             raise TemplateError(f"memories[{i}].id must be an integer but is {mid!r}")
         if not isinstance(text, str):
             raise TemplateError(f"memories[{i}].text must be text but is {text!r}")
-        out.append({"id": mid, "text": text})
+        ids = _ids(m, mid, i)
+        thought = bool(_field(m, "thought", i, False) or _field(m, "is_thought", i, False))
+        out.append({"id": mid, "ids": ids, "count": len(ids), "text": text, "thought": thought})
     return out
 
 

@@ -8,7 +8,9 @@ last tests fold hand-made events through the measure's projection.
 
 from __future__ import annotations
 
+import hashlib
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,7 +18,7 @@ import pytest
 from kernel import events as ev
 from kernel.laws import minds as lm
 from kernel.report import minds as rm
-from kernel.seam import QUESTIONS, template_file
+from kernel.seam import QUESTIONS, TemplateFile
 from kernel.seam.templates import pieces
 
 
@@ -66,8 +68,19 @@ def test_two_questions_alike_in_their_first_words_are_no_loop():
     assert lm.marks(answer, "stop").loop == 2 and _reasons(answer) == ()
 
 
+# The questions template the committed recordings were asked with, which the answers the
+# issue quotes say back: the measure is checked against it, whatever the shipped file says now.
+_THEN_TEXT = '{% for m in memories %}[{{ m.id }}] {{ m.text }}\n{% endfor %}\nAbove is what {{ name }} remembers of the newest part of the day, in the order it was lived. Give {{ count }} short questions, each a single sentence ending in a question mark, about what the day meant to {{ name }}.\n'
+
+
+def _then() -> TemplateFile:
+    raw = _THEN_TEXT.encode("utf-8")
+    return TemplateFile(name=QUESTIONS, path=Path(QUESTIONS), bytes=raw,
+                        sha256=hashlib.sha256(raw).hexdigest())
+
+
 def _runs() -> frozenset:
-    return lm.runs(pieces(template_file(QUESTIONS)))
+    return lm.runs(pieces(_then()))
 
 
 @pytest.mark.parametrize("question", [
@@ -87,7 +100,7 @@ def test_a_question_in_its_own_words_does_not_parrot_the_template(question):
 
 
 def test_a_templates_pieces_are_its_text_between_tags_and_never_what_a_variable_puts_in():
-    got = pieces(template_file(QUESTIONS))
+    got = pieces(_then())
     assert any("remembers of the newest part of the day" in p for p in got)
     assert not any("{{" in p or "{%" in p for p in got)
     assert "".join(got).count("Above is what") == 1
@@ -173,7 +186,7 @@ def test_the_measure_counts_parroting_against_the_template_it_is_given():
     g = rm.Gather()
     g.apply(1999, [_answered(1, "questions", 0, json.dumps({"questions": [
         "What did Halla remember of the newest part of the day?", "What did Halla eat?"]}))])
-    m = rm.measure(g, rm.Inputs(template=template_file(QUESTIONS)), run="hand-made")
+    m = rm.measure(g, rm.Inputs(template=_then()), run="hand-made")
     assert (m.all.parroting, m.all.questions) == (1, 2) and not m.notes
 
 

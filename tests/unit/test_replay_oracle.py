@@ -66,7 +66,9 @@ def test_the_file_is_labelled_readable_and_written_with_sorted_keys(recording):
     assert raw == json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
     first = doc["calls"][0]
     assert "[11] Ander took 40 parcels out of Halla's hands, 20.0 grams" in first["prompt"]
-    assert first["options"] == {"seed": 2901, "temperature": 0.0, "limit": 128, "context": 2048}
+    assert first["options"] == {"seed": 2901, "temperature": 0.0, "limit": 128, "context": 2048,
+                                "repeat_penalty": 1.0, "repeat_last_n": 64, "top_k": 40,
+                                "top_p": 0.95, "min_p": 0.05}
     assert first["schema"] == asked_schema(2).decode()
     assert [c["kind"] for c in doc["calls"]] == ["generate", "embed", "generate"]
     assert not list(path.parent.glob(".*.tmp")), "no temporary file is left behind"
@@ -145,7 +147,9 @@ def test_the_same_prompt_under_other_options_is_a_mismatch(recording, field, val
 def test_a_hand_edited_prompt_is_found_when_the_file_is_read(recording):
     path, _ = recording
     doc = json.loads(path.read_text())
-    doc["calls"][0]["prompt"][1] = doc["calls"][0]["prompt"][1].replace("Ander", "Andor")
+    lines = doc["calls"][0]["prompt"]
+    at = next(i for i, ln in enumerate(lines) if "Ander" in ln)
+    lines[at] = lines[at].replace("Ander", "Andor")
     path.write_text(json.dumps(doc))
     with pytest.raises(OracleError, match="call 1 \\(questions\\).*the file was edited by hand"):
         ReplayOracle(path)

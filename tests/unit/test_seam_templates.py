@@ -65,10 +65,13 @@ def test_a_memory_reaches_the_template_as_its_identity_and_its_line_and_nothing_
 def test_the_questions_prompt_names_the_villager_the_window_and_the_count():
     text = render(QUESTIONS, name="Halla", memories=HALLA, count=2).text
     lines = text.splitlines()
-    assert lines[:3] == ["[1] Ander came into sight, 0.8 cells off",
-                         "[8] handed Ander 50 parcels, 25.0 grams",
-                         "[87] ate 8 mouthfuls on 9,2, 4.0 grams"], "the window, in the order given"
-    request = "\n".join(lines[3:])
+    assert "Halla" in lines[0], "who is speaking comes first"
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("[1] "))
+    assert lines[start:start + 3] == ["[1] Ander came into sight, 0.8 cells off",
+                                      "[8] handed Ander 50 parcels, 25.0 grams",
+                                      "[87] ate 8 mouthfuls on 9,2, 4.0 grams"], \
+        "the window, in the order given"
+    request = "\n".join(lines[start + 3:])
     assert "Halla" in request and re.search(r"\b2\b", request)
     assert text.endswith("\n"), "the file's last newline is part of the prompt"
 
@@ -131,7 +134,7 @@ def test_the_statement_asks_what_the_day_meant_and_never_how_much_and_for_the_nu
 def test_the_asked_schema_is_exactly_n_strings_and_no_other_field():
     s = asked_schema(2)
     assert s == (b'{"type":"object","properties":{"questions":{"type":"array","items":'
-                 b'{"type":"string","minLength":1,"maxLength":160},"minItems":2,"maxItems":2,'
+                 b'{"type":"string","minLength":1,"maxLength":100},"minItems":2,"maxItems":2,'
                  b'"uniqueItems":true}},'
                  b'"required":["questions"],"additionalProperties":false}')
     v = jsonschema.Draft202012Validator(json.loads(s))
@@ -141,7 +144,7 @@ def test_the_asked_schema_is_exactly_n_strings_and_no_other_field():
     assert not v.is_valid({"questions": ["a", "b"], "why": "x"})
     assert not v.is_valid({})
     assert not v.is_valid({"questions": ["a", ""]})
-    assert not v.is_valid({"questions": ["a", "b" * 161]})
+    assert not v.is_valid({"questions": ["a", "b" * 101]})
     assert not v.is_valid({"questions": ["a", "a"]})
     assert asked_schema(3) != s
 

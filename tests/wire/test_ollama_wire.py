@@ -62,7 +62,9 @@ def test_every_request_carries_the_asks_temperature_seed_limit_and_context(fake)
     fake.script["/api/generate"] = [fake.answer(GOOD)]
     oracle(fake, keep_alive="10m").generate(ask(seed=4, limit=64, context=1024))
     (body,) = fake.bodies("/api/generate")
-    assert body["options"] == {"temperature": 0.0, "seed": 4, "num_predict": 64, "num_ctx": 1024}
+    assert body["options"] == {"temperature": 0.0, "seed": 4, "num_predict": 64, "num_ctx": 1024,
+                               "repeat_penalty": 1.0, "repeat_last_n": 64, "top_k": 40,
+                               "top_p": 0.95, "min_p": 0.05}
     assert body["model"] == NAME and body["stream"] is False and body["keep_alive"] == "10m"
     assert body["prompt"] == "The question is: why?\n"
 
