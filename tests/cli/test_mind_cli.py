@@ -102,11 +102,21 @@ def test_chain_replays_the_five_days_under_the_cap():
 
 
 def test_chain_under_a_cap_the_recording_never_reached_replays_it_whole():
-    # SmolLM2's deepest thought in five-days-of-halla stands at depth 1; a cap that cuts a
-    # recorded chain is tested on a scripted chain in tests/replay/test_scenarios.py
-    res = invoke("reflect", "chain", "--cap", "1")
+    # SmolLM2's deepest thought in five-days-of-halla stands at depth 3 (tick 9999), with the
+    # cap off; a cap of 3 never cuts it
+    res = invoke("reflect", "chain", "--cap", "3")
     assert res.exit_code == 0, res.output
     assert "the cap never cut the chain" in res.output and "0 refused for depth" in res.output
+
+
+def test_chain_under_a_cap_below_the_models_deepest_thought_stops_where_it_stood():
+    # the recorded thought at depth 2 stands at tick 7999: under cap 1 it is not written, so
+    # the next recorded call is not this run's and the replay stops at that tick
+    res = invoke("reflect", "chain", "--cap", "1")
+    assert res.exit_code == 0, res.output
+    assert "replayed here under cap 1" in res.output
+    assert "the replay stopped at tick 7999" in res.output
+    assert "at depth 2" not in res.output
 
 
 def test_an_unknown_villager_is_one_line():

@@ -16,24 +16,26 @@ def test_the_minds_of_a_scenario_are_its_figures_per_purpose_and_villager_and_it
     r = _minds("day-of-three")
     assert r.exit_code == 0, r.output
     out = r.output
-    assert out.startswith("day-of-three: 8 answers (3 questions, 2 statements, 3 night plans) "
-                          "and 1 thought; vectors: the recording's")
-    for line in ("answers that degenerate                           2 of 8    25%",
-                 "questions parroting the template                  4 of 6    67%",
-                 "statements that became thoughts or recurrences    1 of 2    50%"):
+    assert out.startswith("day-of-three: 12 answers (3 questions, 6 statements, 3 night plans) "
+                          "and 6 thoughts; vectors: the recording's")
+    for line in ("answers that degenerate                          0 of 12     0%",
+                 "questions parroting the template                  0 of 6     0%",
+                 "statements that became thoughts or recurrences    6 of 6   100%"):
         assert line in out
     assert "  per purpose" in out and "  per villager" in out
-    assert "Mose at tick 1999, statement 1 (loop): { \"statement\" : \"106 }" in out
+    assert "the worst answers" not in out     # none degenerated
     assert "\nrun " not in out     # one run: no table of runs
+    halla = _minds("five-days-of-halla").output
+    assert "Halla at tick 1999, night (loop): { \"groups\": [ { \"anchor\": 123" in halla
 
 
 def test_the_minds_of_several_runs_end_in_one_line_a_run():
     r = _minds("day-of-three", "five-days-of-halla")
     assert r.exit_code == 0, r.output
     table = r.output.split("\nrun ", 1)[1].splitlines()
-    assert table[2].split() == ["day-of-three", "25%", "67%", "2", "of", "3", "50%", "0", "of",
-                                "3", "0", "0.10", "0", "of", "1", "none"]
-    assert table[3].split()[:3] == ["five-days-of-halla", "50%", "0%"]
+    assert table[2].split() == ["day-of-three", "0%", "0%", "0", "of", "3", "100%", "3", "of",
+                                "3", "4", "0.28", "0", "of", "6", "0.47"]
+    assert table[3].split()[:3] == ["five-days-of-halla", "5%", "0%"]
 
 
 def test_the_minds_of_a_log_are_its_scenarios(tmp_path):
@@ -62,9 +64,14 @@ def test_the_report_of_a_scenario_has_a_section_on_its_minds_with_its_worst_answ
     assert r.exit_code == 0, r.output
     page = out.read_text(encoding="utf-8")
     section = page.split('data-section="minds"', 1)[1].split("</section>", 1)[0]
-    assert 'data-figure="degenerate"><td>answers that degenerate</td><td class="num">2 of 8' in section
-    assert section.count('class="worst"') == 2 and "106 memories of what Mose did" in section
+    assert 'data-figure="degenerate"><td>answers that degenerate</td><td class="num">0 of 12' in section
+    assert section.count('class="worst"') == 0 and "No answer degenerated in this run." in section
     assert section.count('class="minds-villager"') == 3
+    halla = tmp_path / "halla.html"
+    r = CliRunner().invoke(main, ["report", "five-days-of-halla", "--out", str(halla)])
+    assert r.exit_code == 0, r.output
+    section = halla.read_text(encoding="utf-8").split('data-section="minds"', 1)[1]
+    assert section.split("</section>", 1)[0].count('class="worst"') == 1
 
 
 def test_the_report_of_a_world_run_says_no_mind_answered(world_run, tmp_path):

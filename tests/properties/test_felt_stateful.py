@@ -165,7 +165,11 @@ class FeltMachine(RuleBasedStateMachine):
         now = ((self.tick + 1) // TPD + 1 + days) * TPD - 1
 
         def plan(ask):
-            ids = [int(x.split(b"]")[0]) for x in ask.prompt.split(b"[")[1:]]
+            # each shown line opens "[id] ..." or, said at several ids, "[id, id] ..."; the
+            # plan counts them in the order they were lived, as the model below does
+            ids = sorted((int(i) for line in ask.prompt.splitlines() if line.startswith(b"[")
+                          for i in line[1:].split(b"]")[0].split(b",")),
+                         key=lambda i: (self.model[i]["tick"], i))
             # half the plans anchor on the strongest rows shown and absorb the weakest, so
             # groups are accepted as well as refused
             order = (sorted(ids, key=lambda i: (-book.rows[i].stored, i)) if strongest else ids)

@@ -79,7 +79,9 @@ def test_one_changed_byte_of_a_template_stops_the_replay_at_the_first_call_namin
 
 def test_the_replay_command_names_the_first_difference_and_exits_non_zero(home_copy):
     t = home_copy / "configs" / "reflect-statement.tmpl"
-    t.write_bytes(t.read_bytes().replace(b"The question", b"the question", 1))
+    before = t.read_bytes()
+    t.write_bytes(before.replace(b"Your question", b"your question", 1))
+    assert t.read_bytes() != before, "the edit changes the template"
     res = CliRunner().invoke(main, ["replay", "day-of-three"])
     assert res.exit_code == 1
     assert "DIFFERS" in res.output and "statement" in res.output and "sha256" in res.output
@@ -121,7 +123,8 @@ def test_a_cap_below_the_recorded_chain_cuts_it_and_the_replay_stops_at_the_firs
     def answer(ask):
         if ask.purpose == "questions":
             return json.dumps({"questions": ["What changed today?", "Who was near?"]})
-        first = int(ask.prompt.split(b"[", 2)[1].split(b"]")[0])
+        # a line shown at several ids reads "[44, 14] ...": its first id is citable
+        first = int(ask.prompt.split(b"[", 2)[1].split(b"]")[0].split(b",")[0])
         # a text of its own each time: a thought said again would be a restatement
         said.append(f"what came before turned the day, for the {len(said) + 1}th time")
         return json.dumps({"statement": said[-1], "drawn_from": [newest[-1] if newest else first]})
