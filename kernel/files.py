@@ -298,6 +298,22 @@ def _same_file(p: Path, st: os.stat_result, inputs) -> tuple[str, str] | None:
     return None
 
 
+def _there(p: Path, words: Words, look) -> os.stat_result | None:
+    """What is at the output `p` (by `look`, os.stat or os.lstat), or None when nothing is and
+    its folder exists; a missing folder, an unusable path or a folder at `p` is a refusal."""
+    try:
+        st = look(p)
+    except (FileNotFoundError, NotADirectoryError):
+        if not _is_dir(p.parent):
+            raise words.refuse("no_folder", p, folder=p.parent) from None
+        return None
+    except OSError as e:
+        raise words.refuse("unusable", p, why=e.strerror or e) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise words.refuse("out_folder", p)
+    return st
+
+
 def check_output(path: str | os.PathLike, words: Words, *, kind: Kind | None = None,
                  inputs=(), inside: int = 0) -> Path:
     """`path` as a Path if the writer of `kind` may write there, else one refusal (the rules
@@ -305,16 +321,9 @@ def check_output(path: str | os.PathLike, words: Words, *, kind: Kind | None = N
     anything but a regular file, none of `inputs`, and, if something is there, of `kind` (no
     kind: only a missing or an empty file may be written)."""
     p = check_name(path, words, inside=inside)
-    try:
-        st = os.stat(p)
-    except (FileNotFoundError, NotADirectoryError):
-        if not _is_dir(p.parent):
-            raise words.refuse("no_folder", p, folder=p.parent) from None
+    st = _there(p, words, os.stat)
+    if st is None:
         return p
-    except OSError as e:
-        raise words.refuse("unusable", p, why=e.strerror or e) from None
-    if stat.S_ISDIR(st.st_mode):
-        raise words.refuse("out_folder", p)
     if not stat.S_ISREG(st.st_mode):
         raise words.refuse("out_irregular", p, kind=kind_of(st.st_mode))
     same = _same_file(p, st, inputs)
@@ -329,16 +338,9 @@ def check_new_file(path: str | os.PathLike, words: Words) -> Path:
     never replaces one (a run's log): a name the system can hold, and nothing there at all,
     not even a link (so no input, no log, no FIFO, no device), in a folder that exists."""
     p = check_name(path, words)
-    try:
-        st = os.lstat(p)
-    except (FileNotFoundError, NotADirectoryError):
-        if not _is_dir(p.parent):
-            raise words.refuse("no_folder", p, folder=p.parent) from None
+    st = _there(p, words, os.lstat)
+    if st is None:
         return p
-    except OSError as e:
-        raise words.refuse("unusable", p, why=e.strerror or e) from None
-    if stat.S_ISDIR(st.st_mode):
-        raise words.refuse("out_folder", p)
     if not stat.S_ISREG(st.st_mode) and not stat.S_ISLNK(st.st_mode):
         raise words.refuse("out_irregular", p, kind=kind_of(st.st_mode))
     raise words.refuse("out_new", p, size=st.st_size)

@@ -14,6 +14,7 @@ import hashlib
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -80,3 +81,17 @@ def one_error_line(r: subprocess.CompletedProcess, *, printed: str = "") -> str:
 
 def sha256_of(p: str | os.PathLike) -> str:
     return hashlib.sha256(Path(p).read_bytes()).hexdigest()
+
+
+def wait_for(proc: subprocess.Popen, ready: Callable[[], bool], *, limit: float,
+             every: float = 0.005) -> bool:
+    """Poll `ready()` while `proc` runs; False if the program ended first or `limit` s passed."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            return False
+        if ready():
+            return True
+        time.sleep(every)
+    return False
+

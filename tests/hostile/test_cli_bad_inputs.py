@@ -176,6 +176,26 @@ def _home_copy(w: Where) -> Path:
     return home
 
 
+def _quiet_home(w: Where) -> Path:
+    """A home holding `quiet`: day-of-three's world with no round in its day and no night, so
+    its recording holds no call and no statement was ever accepted."""
+    home = _home_copy(w)
+    src, dest = home / "fixtures" / "day-of-three", home / "fixtures" / "quiet"
+    dest.mkdir()
+    shutil.copyfile(src / "world.json", dest / "world.json")
+    sc = json.loads((src / "scenario.json").read_text(encoding="utf-8"))
+    sc |= {"name": "quiet", "exemplars": "exemplars/quiet.json", "thought": "thought.json"}
+    (dest / "scenario.json").write_text(json.dumps(sc), encoding="utf-8")
+    th = json.loads((home / "configs" / "thought.json").read_text(encoding="utf-8"))
+    th["reflection"]["every"] = 2 * sc["ticks"]
+    th.pop("night", None)
+    (dest / "thought.json").write_text(json.dumps(th), encoding="utf-8")
+    rec = json.loads((home / "exemplars" / "day-of-three.json").read_text(encoding="utf-8"))
+    (home / "exemplars" / "quiet.json").write_text(json.dumps(rec | {"calls": []}),
+                                                    encoding="utf-8")
+    return home
+
+
 def _exemplar_format_2_with_one_vector_changed(w: Where) -> Path:
     from kernel.oracle import exemplar as ex
 
@@ -367,8 +387,8 @@ ROWS: list[Row] = [
     ("reflect reflect of an unknown scenario is one line", lambda w: Case(
         ["reflect", "reflect", "no-such-day"], 1, r"no scenario 'no-such-day' in .*: the ones there are ")),
     ("reflect refuse with no accepted statement to break is one line", lambda w: Case(
-        ["reflect", "refuse", "five-days-of-halla"], 1,
-        r"no accepted statement in five-days-of-halla to break$")),
+        ["--home", str(_quiet_home(w)), "reflect", "refuse", "quiet"], 1,
+        r"no accepted statement in quiet to break$")),
     ("reflect chain under a negative cap is a usage error", lambda w: Case(
         ["reflect", "chain", "--cap", "-1"], 2, r"Invalid value for '--cap': -1 is not in the range")),
     ("reflect night on a day with no night is one line", lambda w: Case(

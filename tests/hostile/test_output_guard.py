@@ -66,11 +66,8 @@ def _full_disk(limit: int) -> Callable[[], None]:
 
 def _village(args: list[str], cwd: Path, *, limit: int | None = None,
              environ: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    if limit is None:
-        return village(*args, cwd=cwd, environ=environ)
-    return subprocess.run(process.command() + args, capture_output=True, text=True, cwd=cwd,
-                          env=environ if environ is not None else process.env(), timeout=120,
-                          stdin=subprocess.DEVNULL, preexec_fn=_full_disk(limit))
+    return village(*args, cwd=cwd, environ=environ,
+                   preexec_fn=None if limit is None else _full_disk(limit))
 
 
 def _refused(w: Path, args: list[str], rule: str, named: str, **kw) -> str:

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.process import command, env, one_error_line, sha256_of, village
+from tests import process
+from tests.process import env, one_error_line, sha256_of, village
 
 from .conftest import record
 
@@ -129,10 +130,8 @@ def _limited_to_two_gib() -> None:
 
 def test_a_crowd_of_two_thousand_on_one_cell_runs_its_ticks_in_two_gib_of_memory(home):
     cfg, log = _crowd_config(home, 2000), home.parent / "crowd.log"
-    r = subprocess.run(command() + ["world", "run", "--config", str(cfg), "--ticks", "2",
-                                    "--out", str(log)], cwd=home, env=env(drop=("VILLAGE_HOME",)),
-                       capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
-                       preexec_fn=_limited_to_two_gib)
+    r = village("world", "run", "--config", str(cfg), "--ticks", "2", "--out", str(log),
+                cwd=home, environ=env(drop=("VILLAGE_HOME",)), preexec_fn=_limited_to_two_gib)
     if "Traceback" in r.stderr:
         record("traceback")
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr[-2000:]
@@ -171,10 +170,9 @@ def _as_a_terminal_starts_it() -> None:
 
 
 def _start(home: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen(command() + list(args), cwd=home,
-                            env=env(drop=("VILLAGE_HOME", "OLLAMA_HOST", "OLLAMA_HOSTS")),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=_as_a_terminal_starts_it)
+    return process.start(*args, cwd=home,
+                         environ=env(drop=("VILLAGE_HOME", "OLLAMA_HOST", "OLLAMA_HOSTS")),
+                         preexec_fn=_as_a_terminal_starts_it)
 
 
 def _handles_sigterm(pid: int) -> bool:
@@ -186,15 +184,6 @@ def _handles_sigterm(pid: int) -> bool:
     return bool(caught >> (signal.SIGTERM - 1) & 1)
 
 
-def _wait_for(proc: subprocess.Popen, ready) -> bool:
-    end = time.monotonic() + LIMIT
-    while time.monotonic() < end:
-        if proc.poll() is not None:
-            return False
-        if ready():
-            return True
-        time.sleep(0.01)
-    return False
 
 
 def _stopped_by(proc: subprocess.Popen, sig: int) -> tuple[int, str]:
@@ -243,7 +232,7 @@ def test_a_signal_during_a_fork_says_nothing_was_written_and_leaves_no_fork(
     for attempt in range(3):     # a fork that ended before the signal is tried again
         out = tmp_path / f"fork-{attempt}.log"
         proc = _start(home, "fork", str(long_world), "--at", "30000", "--out", str(out))
-        if not _wait_for(proc, _ready(when, proc, out)):
+        if not process.wait_for(proc, limit=LIMIT, ready=_ready(when, proc, out)):
             proc.kill()
             proc.communicate()
             continue
@@ -284,7 +273,7 @@ def test_a_signal_mid_sweep_says_how_many_runs_are_done_and_leaves_each_whole(ho
     def two_done() -> bool:
         return runs.is_dir() and sum(not p.name.startswith(".") for p in runs.iterdir()) >= 2
 
-    assert _wait_for(proc, two_done), proc.communicate()
+    assert process.wait_for(proc, limit=LIMIT, ready=two_done), proc.communicate()
     code, line = _stopped_by(proc, sig)
     assert code, "the sweep of 40 runs ended before the signal"
     m = re.fullmatch(r"interrupted; (\d+) of 40 runs done, in (.+); village sweep (.+) makes the "
@@ -309,7 +298,8 @@ def test_a_signal_as_a_sweep_starts_says_nothing_was_written_and_leaves_no_folde
     spec = _sweep_spec(home, name, 40)
     before = _files(home.parent)
     proc = _start(home, "sweep", str(spec), "--oracle", "ollama", "--workers", "1")
-    assert _wait_for(proc, lambda: _handles_sigterm(proc.pid)), proc.communicate()
+    handles = process.wait_for(proc, limit=LIMIT, ready=lambda: _handles_sigterm(proc.pid))
+    assert handles, proc.communicate()
     time.sleep(1.0)         # into Ray's start, most times; any moment before a run ends must do
     code, line = _stopped_by(proc, sig)
     assert (code, line) == (CODES[sig], NOTHING)

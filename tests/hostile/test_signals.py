@@ -48,16 +48,6 @@ def _start(*args: str, cwd: Path, preexec_fn=_as_a_terminal_starts_it) -> subpro
     return process.start("--home", str(ROOT), *args, cwd=cwd, preexec_fn=preexec_fn)
 
 
-def _wait_for(proc: subprocess.Popen, ready) -> bool:
-    """Poll until `ready()`; False if the program ended first (or the limit passed)."""
-    end = time.monotonic() + LIMIT
-    while time.monotonic() < end:
-        if proc.poll() is not None:
-            return False
-        if ready():
-            return True
-        time.sleep(0.005)
-    return False
 
 
 def _handles_sigterm(pid: int) -> bool:
@@ -113,7 +103,7 @@ def _interrupted_mid_run(args: tuple[str, ...], sig: int, tmp_path: Path, *more:
     for attempt in range(3):     # a run that ended before the signal is tried again
         log = tmp_path / f"run-{attempt}.log"
         proc = _start(*args, "--out", str(log), cwd=tmp_path)
-        if not _wait_for(proc, _grown(log)):
+        if not process.wait_for(proc, limit=LIMIT, ready=_grown(log)):
             proc.kill()
             proc.communicate()
             continue
@@ -153,7 +143,7 @@ def test_a_program_started_ignoring_sigint_goes_on_ignoring_it_and_sigterm_still
     log = tmp_path / "run.log"
     proc = _start("world", "run", "--ticks", "200000", "--out", str(log), cwd=tmp_path,
                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))   # as `nohup` does
-    assert _wait_for(proc, _grown(log)), proc.communicate()
+    assert process.wait_for(proc, limit=LIMIT, ready=_grown(log)), proc.communicate()
     proc.send_signal(signal.SIGINT)
     time.sleep(0.5)
     assert proc.poll() is None, proc.communicate()
@@ -176,7 +166,7 @@ STARTS = {
 def test_a_signal_as_a_command_starts_says_nothing_was_written_and_leaves_no_file(
         command, sig, tmp_path):
     proc = _start(*STARTS[command], cwd=tmp_path)
-    assert _wait_for(proc, _handler_in(proc)), proc.communicate()
+    assert process.wait_for(proc, limit=LIMIT, ready=_handler_in(proc)), proc.communicate()
     code, err = _stop(proc, sig)
     assert _one_line(code, err, sig) == NOTHING
     assert list(tmp_path.iterdir()) == []
@@ -205,7 +195,7 @@ def test_an_interrupted_report_leaves_the_page_that_was_there_and_no_temporary_f
     before = (_sha(long_log), _sha(page))
     for _ in range(3):      # a report that was written before the signal is tried again
         proc = _start("report", str(long_log), "--out", str(page), cwd=tmp_path)
-        assert _wait_for(proc, _handler_in(proc)) or proc.poll() is not None
+        assert process.wait_for(proc, limit=LIMIT, ready=_handler_in(proc)) or proc.poll() is not None
         time.sleep(0.3)     # into the reading of the log, most times; any moment must do
         code, err = _stop(proc, sig)
         if code == 0:
