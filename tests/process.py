@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -95,3 +96,13 @@ def wait_for(proc: subprocess.Popen, ready: Callable[[], bool], *, limit: float,
         time.sleep(every)
     return False
 
+
+def handles_sigterm(proc: subprocess.Popen) -> bool:
+    """Whether the process catches SIGTERM yet (Python does not by default: once it does, the
+    village handler is in)."""
+    try:
+        text = Path(f"/proc/{proc.pid}/status").read_text()
+    except OSError:
+        return False
+    caught = next(int(x.split()[1], 16) for x in text.splitlines() if x.startswith("SigCgt:"))
+    return bool(caught >> (signal.SIGTERM - 1) & 1)

@@ -89,9 +89,13 @@ def sweep_cmd(spec: str, backend: str, workers: int | None, address: str | None,
     except (Interrupted, KeyboardInterrupt, SystemError) as e:
         cut = interrupted_in(e)
         if cut is None:
+            stopped.scratch(s)
             raise
         # Ray is gone by now, and its workers with it: what is left is the finished runs
         raise Interrupted(cut.signum, left=stopped.left(s, was, replaying=replaying)) from None
+    except BaseException:
+        stopped.scratch(s)      # Ray is gone by now: no worker writes them again
+        raise
 
 
 def _sweep(s, plans, backend: str, replaying: bool, workers: int | None, address: str | None,

@@ -259,7 +259,7 @@ def _dispatch(plans: list[sspec.Plan], extra: Callable[[sspec.Plan], dict[str, A
     done = 0
     running: set[str] = set()
     seen = 0
-    with _bar(len(plans), desc, show) as bar, _scratch_cleared(r, key, pending):
+    with _bar(len(plans), desc, show) as bar, _scratch_cleared(key):
         for p in plans:
             if p.error is not None:
                 place(p, {"row": _failed_row(p, p.error)})
@@ -295,18 +295,16 @@ def _dispatch(plans: list[sspec.Plan], extra: Callable[[sspec.Plan], dict[str, A
 
 
 @contextmanager
-def _scratch_cleared(r: Any, key: str, pending: dict[Any, sspec.Plan]) -> Iterator[None]:
-    """The sweep's scratch folders on this machine go when it ends, however it ends: a sweep
-    that stops (a full disk, an interrupt) first stops the runs still `pending`, so none of
-    them writes its scratch folder again after it is removed."""
+def _scratch_cleared(key: str) -> Iterator[None]:
+    """The sweep's scratch folders on this machine go when it ends.
+
+    A sweep that stops (a full disk, an interrupt) leaves its runs still `pending` to Ray's
+    shutdown, which ends every worker of the sweep, and `stopped.scratch` clears their
+    folders once Ray is gone. It never cancels them: Ray's core, cancelling a task whose
+    answer is already on its way (asked or by force), can fail its own check ("Tried to
+    complete task that was not pending") and take the program down with it."""
     try:
         yield
-    except BaseException:
-        for ref in pending:
-            r.cancel(ref, force=True)
-        if pending:
-            r.wait(list(pending), num_returns=len(pending), timeout=10)
-        raise
     finally:
         shutil.rmtree(scratch_root(key), ignore_errors=True)
 

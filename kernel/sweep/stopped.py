@@ -6,7 +6,8 @@ folders of runs being put in place (`.RUN.part`; `.RUN.old`, put back where
 its run had stepped aside for a new one), the table's temporary file, the
 runs' scratch folders, and what the sweep made of its folder where no run
 finished. It says in a few words what is left, for `Interrupted`'s line. It
-must not make, replay or remove a finished run.
+must not make, replay or remove a finished run. A sweep stopped by an error
+of its own leaves only its scratch folders to take away (`scratch`).
 """
 
 from __future__ import annotations
@@ -59,10 +60,16 @@ def left(spec: sspec.Spec, was: Before, *, replaying: bool) -> str | None:
     return f"{done} of {total} runs done, in {spec.out}{rest}"
 
 
-def _tidy(spec: sspec.Spec) -> int:
-    """Take away every half-made thing of the sweep; how many of its runs are finished."""
+def scratch(spec: sspec.Spec) -> None:
+    """Take away the runs' scratch folders on this machine (once Ray, and so every worker of
+    the sweep, is gone)."""
     for key in (key_of(spec), key_of(spec, replaying=True)):
         shutil.rmtree(scratch_root(key), ignore_errors=True)
+
+
+def _tidy(spec: sspec.Spec) -> int:
+    """Take away every half-made thing of the sweep; how many of its runs are finished."""
+    scratch(spec)
     runs = spec.out / "runs"
     for p in sorted(runs.iterdir()) if runs.is_dir() else ():
         name = p.name[1:].rsplit(".", 1)[0]

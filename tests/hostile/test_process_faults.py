@@ -175,15 +175,6 @@ def _start(home: Path, *args: str) -> subprocess.Popen:
                          preexec_fn=_as_a_terminal_starts_it)
 
 
-def _handles_sigterm(pid: int) -> bool:
-    try:
-        text = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
-    caught = next(int(x.split()[1], 16) for x in text.splitlines() if x.startswith("SigCgt:"))
-    return bool(caught >> (signal.SIGTERM - 1) & 1)
-
-
 
 
 def _stopped_by(proc: subprocess.Popen, sig: int) -> tuple[int, str]:
@@ -220,7 +211,7 @@ def _ready(when: str, proc: subprocess.Popen, out: Path):
     """When to send the signal: once the program's handler is in (the fork rebuilds the
     parent's ticks then), or once the fork's log has frames in it."""
     if when == "rebuilding":
-        return lambda: _handles_sigterm(proc.pid)
+        return lambda: process.handles_sigterm(proc)
     return lambda: out.exists() and out.stat().st_size > 4096
 
 
@@ -263,17 +254,8 @@ def _scratch_left(name: str) -> list[str]:
 needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs Ray")
 
 
-# An open fault, seen once in 4 runs of this suite: a SIGINT that lands while Ray cancels
-# the sweep's pending tasks can crash Ray's core ("task_manager.cc: An unexpected system
-# state has occurred"), and the sweep exits 1 with Ray's dump instead of 130 and one line.
-RAY_CORE_CRASH = pytest.mark.xfail(
-    reason="Ray's core can crash when SIGINT lands while it cancels tasks (open fault)",
-    strict=False)
-
-
 @needs_ray
-@pytest.mark.parametrize("sig", [pytest.param(signal.SIGINT, marks=RAY_CORE_CRASH),
-                                 signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@SIGNALS
 def test_a_signal_mid_sweep_says_how_many_runs_are_done_and_leaves_each_whole(home, sig):
     name = f"mid-{sig.name.lower()}"
     spec = _sweep_spec(home, name, 40)
@@ -307,7 +289,7 @@ def test_a_signal_as_a_sweep_starts_says_nothing_was_written_and_leaves_no_folde
     spec = _sweep_spec(home, name, 40)
     before = _files(home.parent)
     proc = _start(home, "sweep", str(spec), "--oracle", "ollama", "--workers", "1")
-    handles = process.wait_for(proc, limit=LIMIT, ready=lambda: _handles_sigterm(proc.pid))
+    handles = process.wait_for(proc, limit=LIMIT, ready=lambda: process.handles_sigterm(proc))
     assert handles, proc.communicate()
     time.sleep(1.0)         # into Ray's start, most times; any moment before a run ends must do
     code, line = _stopped_by(proc, sig)

@@ -16,6 +16,7 @@ import re
 import signal
 import subprocess
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -48,20 +49,6 @@ def _start(*args: str, cwd: Path, preexec_fn=_as_a_terminal_starts_it) -> subpro
     return process.start("--home", str(ROOT), *args, cwd=cwd, preexec_fn=preexec_fn)
 
 
-
-
-def _handles_sigterm(pid: int) -> bool:
-    """Whether the process catches SIGTERM (Python does not by default: the village handler is in)."""
-    try:
-        text = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
-    caught = next(int(line.split()[1], 16) for line in text.splitlines() if line.startswith("SigCgt:"))
-    return bool(caught >> (signal.SIGTERM - 1) & 1)
-
-
-def _handler_in(proc: subprocess.Popen):
-    return lambda: _handles_sigterm(proc.pid)
 
 
 def _grown(path: Path, size: int = 16_384):
@@ -166,7 +153,7 @@ STARTS = {
 def test_a_signal_as_a_command_starts_says_nothing_was_written_and_leaves_no_file(
         command, sig, tmp_path):
     proc = _start(*STARTS[command], cwd=tmp_path)
-    assert process.wait_for(proc, limit=LIMIT, ready=_handler_in(proc)), proc.communicate()
+    assert process.wait_for(proc, limit=LIMIT, ready=lambda: process.handles_sigterm(proc)), proc.communicate()
     code, err = _stop(proc, sig)
     assert _one_line(code, err, sig) == NOTHING
     assert list(tmp_path.iterdir()) == []
@@ -195,7 +182,8 @@ def test_an_interrupted_report_leaves_the_page_that_was_there_and_no_temporary_f
     before = (_sha(long_log), _sha(page))
     for _ in range(3):      # a report that was written before the signal is tried again
         proc = _start("report", str(long_log), "--out", str(page), cwd=tmp_path)
-        assert process.wait_for(proc, limit=LIMIT, ready=_handler_in(proc)) or proc.poll() is not None
+        assert process.wait_for(proc, limit=LIMIT, ready=partial(process.handles_sigterm, proc)) \
+            or proc.poll() is not None
         time.sleep(0.3)     # into the reading of the log, most times; any moment must do
         code, err = _stop(proc, sig)
         if code == 0:
