@@ -222,18 +222,53 @@ def chain_lines(sc: msc.Scenario, cap: int) -> list[str]:
         out.append(f"  {x.step:>4} {x.tick:>6}  {window}  "
                    f"{x.ranked_world:>2} world {x.ranked_thoughts:>2} th  {cited:<13} {depth:>5}  {seam}")
     out.append("")
-    if ch.stopped is not None:
+    return out + _chain_end(ch, cap)
+
+
+def _cut(c) -> str:
+    cites = ", ".join(map(str, c.cites))
+    return (f"    {c.name}'s statement {c.index} \"{_short(c.statement, 60)}\" (citing {cites}): "
+            f"a thought of depth {c.depth}, over the cap of {c.cap}")
+
+
+def _chain_end(ch, cap: int) -> list[str]:
+    """How the replay under the cap ended, then what the rounds it replayed whole hold: the
+    refusals for depth are counted over those rounds only, never the one it stopped in."""
+    recorded = f"{ch.recorded_cap}{' (off)' if ch.recorded_cap == 0 else ''}"
+    out = []
+    if ch.stopped_at_the_cut:
+        out.append(f"  the replay stopped at tick {ch.stopped_at}, where the cap cut the chain: "
+                   f"the recording, made with the cap at {recorded}, let stand what cap {cap} "
+                   f"refuses for depth there:")
+        out.extend(_cut(c) for c in ch.cuts)
+        out.append(f"  so this replay's next call is not the recording's: {ch.stopped}")
+    elif ch.stopped is not None and ch.cuts and ch.cuts[0].tick < ch.stopped_at:
+        out.append(f"  the cap cut the chain at tick {ch.cuts[0].tick}, refusing for depth:")
+        out.extend(_cut(c) for c in ch.cuts)
+        out.append(f"  and the replay went on past the cut, to stop at tick {ch.stopped_at}: "
+                   f"{ch.stopped}")
+    elif ch.stopped is not None:
         out.append(f"  the replay stopped at tick {ch.stopped_at}: {ch.stopped}")
-        out.append(f"  the recording goes on for {ch.left} more call(s) made with the cap at "
-                   f"{ch.recorded_cap}, and none of them replays here")
+    elif ch.refused_depth:
+        out.append(f"  the cap refused {ch.refused_depth} statement(s) for depth, and every call "
+                   f"after was still the recorded one, so the replay ran to its end")
     elif cap != ch.recorded_cap:
         out.append(f"  the cap never cut the chain: the model's deepest thought in this recording "
                    f"stands at depth {ch.deepest}, within the cap of {cap}, so every call was the recorded one")
         if ch.deepest > 1:
             out.append(f"  (under --cap {ch.deepest - 1} the chain is cut, and the replay stops where the "
                        f"recording goes on without the cut)")
-    out.append(f"  {ch.rounds} steps replayed, {ch.thoughts} thoughts written, "
-               f"{ch.refused_depth} refused for depth")
+    if ch.stopped is None:
+        out.append(f"  {ch.rounds} steps replayed, {ch.thoughts} thoughts written, "
+                   f"{ch.refused_depth} refused for depth")
+        return out
+    out.append(f"  the recording goes on for {ch.left} more call(s) made with the cap at "
+               f"{ch.recorded_cap}, and none of them replays here")
+    n = len(ch.cuts)
+    tail = (f"; the cut ({n} statement{'s' if n != 1 else ''} refused for depth) is in the "
+            f"round the replay stopped in, not among them" if ch.stopped_at_the_cut else "")
+    out.append(f"  {ch.rounds} steps replayed whole before the stop, {ch.thoughts} thoughts "
+               f"written, {ch.refused_depth} refused for depth in them{tail}")
     return out
 
 

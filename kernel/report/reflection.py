@@ -6,10 +6,15 @@ kernel.report.views'). The refusal demonstration breaks an accepted
 statement three ways and asks the seam (kernel.laws.cite) about each; the
 chain replays the multi-day recording under a depth cap and counts, per
 step, the world rows and thoughts in the window, the retrieval and the
-citations. It must not write anything but the replay's temporary log.
+citations, and where the cap stops that replay, replays the recording once
+more under its own settings to name the statements the cap cut (the round a
+replay stops in is not in its report). It must not write anything but the
+replays' temporary logs.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from kernel import config, laws
 from kernel.engine.replay import replay
@@ -17,7 +22,7 @@ from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
 from kernel.mind.reflect import Reflection, Round
 from kernel.oracle import entry, exemplar, minilm
-from kernel.report.views import Case, Chain, ChainStep, Refusals, SettingsView
+from kernel.report.views import Case, Chain, ChainStep, Cut, Refusals, SettingsView
 from kernel.seam import shipped_templates, template_file
 from kernel.seam.plan import NIGHT
 
@@ -96,33 +101,65 @@ def refusals(sc: Scenario, who: str | None) -> Refusals:
     return Refusals(r, s, len(stream), cases)
 
 
-def chain(sc: Scenario, cap: int) -> Chain:
-    """Replay the recording under `cap`: each step's window, retrieval, citations and verdict."""
-    rp = replay(sc, settings=sc.settings.with_cap(cap))
+def _steps(n: int, rnd: Round) -> list[ChainStep]:
+    """One round's steps: each villager's questions refused, or each of its statements."""
     steps: list[ChainStep] = []
-    refused_depth = 0
-    for n, rnd in enumerate(rp.report.rounds, start=1):
-        for r in rnd.reflections:
-            wt = sum(1 for m in r.window if m.kind == "thought")
-            ww = len(r.window) - wt
-            if r.refused:
-                steps.append(ChainStep(n, rnd.now, ww, wt, str(r.refused)))
-            for s in r.statements:
-                rt = sum(1 for x in s.ranked if x.memory.kind == "thought")
-                by = {m.id: m for m in (x.memory for x in s.ranked)} | {m.id: m for m in r.window}
-                ct = sum(1 for c in s.cites if c in by and by[c].kind == "thought")
-                v = s.verdict
-                refused_depth += bool(v is not None and not v.ok and v.check == "depth")
-                steps.append(ChainStep(
-                    n, rnd.now, ww, wt, None, len(s.ranked) - rt, rt,
-                    (len(s.cites) - ct) if s.statement is not None else None,
-                    ct if s.statement is not None else None, v, str(s.refused) if v is None else None))
-    deepest = max((s.verdict.depth for rnd in rp.report.rounds for r in rnd.reflections
+    for r in rnd.reflections:
+        wt = sum(1 for m in r.window if m.kind == "thought")
+        ww = len(r.window) - wt
+        if r.refused:
+            steps.append(ChainStep(n, rnd.now, ww, wt, str(r.refused)))
+        for s in r.statements:
+            rt = sum(1 for x in s.ranked if x.memory.kind == "thought")
+            by = {m.id: m for m in (x.memory for x in s.ranked)} | {m.id: m for m in r.window}
+            ct = sum(1 for c in s.cites if c in by and by[c].kind == "thought")
+            v = s.verdict
+            steps.append(ChainStep(
+                n, rnd.now, ww, wt, None, len(s.ranked) - rt, rt,
+                (len(s.cites) - ct) if s.statement is not None else None,
+                ct if s.statement is not None else None, v, str(s.refused) if v is None else None))
+    return steps
+
+
+def refused_for_depth(rounds: Sequence[Round]) -> int:
+    """The statements of `rounds` refused for depth. A replay's report holds the rounds it
+    replayed whole, so the round it stopped in is never among them, nor counted here."""
+    return sum(1 for rnd in rounds for r in rnd.reflections for s in r.statements
+               if s.verdict is not None and not s.verdict.ok and s.verdict.check == "depth")
+
+
+def cuts(rounds: Sequence[Round], cap: int) -> tuple[Cut, ...]:
+    """The statements of the first round of `rounds` accepted deeper than `cap`, in the order
+    they were asked: where a replay of those rounds under `cap` is cut. () with the cap off
+    (0), or where no statement stands deeper."""
+    if not cap:
+        return ()
+    for rnd in rounds:
+        got = tuple(Cut(rnd.now, r.name, s.index, s.verdict.depth, cap, s.statement or "",
+                        tuple(s.cites))
+                    for r in rnd.reflections for s in r.statements
+                    if s.verdict is not None and s.verdict.ok and s.verdict.depth > cap)
+        if got:
+            return got
+    return ()
+
+
+def chain(sc: Scenario, cap: int) -> Chain:
+    """Replay the recording under `cap`: each step's window, retrieval, citations and verdict.
+
+    Where the replay stops, the round it stopped in is not in its report, so the cut is read
+    off the run the recording was made from (replayed under its own settings, which it always
+    replays under): the first round holding a statement deeper than `cap`."""
+    rp = replay(sc, settings=sc.settings.with_cap(cap))
+    rounds = rp.report.rounds
+    steps = [x for n, rnd in enumerate(rounds, start=1) for x in _steps(n, rnd)]
+    deepest = max((s.verdict.depth for rnd in rounds for r in rnd.reflections
                    for s in r.statements if s.verdict), default=0)
     stopped = rp.report.stopped
+    cut = cuts(replay(sc).report.rounds, cap) if stopped is not None else ()
     return Chain(recorded_cap=sc.settings.cap, cap=cap, steps=tuple(steps),
-                 rounds=len(rp.report.rounds), thoughts=rp.report.thoughts,
-                 refused_depth=refused_depth,
+                 rounds=len(rounds), thoughts=rp.report.thoughts,
+                 refused_depth=refused_for_depth(rounds),
                  stopped_at=rp.report.ticks if stopped is not None else None,
                  stopped=str(stopped) if stopped is not None else None,
-                 left=rp.oracle.total - rp.oracle.read, deepest=deepest)
+                 left=rp.oracle.total - rp.oracle.read, deepest=deepest, cuts=cut)

@@ -86,9 +86,27 @@ class ChainStep:
     statement_refused: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """One statement the recording let stand that a cap refuses for depth: who said it, at
+    which tick and question, what it said and cited, its depth and the cap."""
+
+    tick: int
+    name: str
+    index: int
+    depth: int
+    cap: int
+    statement: str
+    cites: tuple[int, ...]
+
+
 @dataclass(frozen=True)
 class Chain:
-    """A recording replayed under a depth cap: each step, and where (and why) it stopped."""
+    """A recording replayed under a depth cap: each step, and where (and why) it stopped.
+
+    `rounds`, `thoughts` and `refused_depth` count the rounds replayed whole, never the one
+    a replay stopped in; `cuts` are the statements of the first round the recording holds
+    deeper than the cap (where the replay stopped, the cut it stopped at), () where none is."""
 
     recorded_cap: int
     cap: int
@@ -100,6 +118,12 @@ class Chain:
     stopped: str | None
     left: int                              # recorded calls never replayed
     deepest: int
+    cuts: tuple[Cut, ...] = ()
+
+    @property
+    def stopped_at_the_cut(self) -> bool:
+        """The replay stopped in the round the cap cut: the cut is why it stopped."""
+        return bool(self.cuts) and self.stopped_at == self.cuts[0].tick
 
 
 # --- felt memory and the nights (kernel.report.felt) -----------------------------------

@@ -119,6 +119,27 @@ def test_chain_under_a_cap_below_the_models_deepest_thought_stops_where_it_stood
     assert "at depth 2" not in res.output
 
 
+def test_a_replay_stopped_by_the_cap_says_it_stopped_at_the_cut_naming_the_thought_and_counts_depth_refusals_only_in_rounds_replayed():
+    # five-days-of-halla, recorded with the cap off, holds Halla's thought at depth 2 at tick
+    # 7999: cap 1 refuses it there, and that round is the one the replay stops in
+    res = invoke("reflect", "chain", "--cap", "1")
+    assert res.exit_code == 0, res.output
+    assert "the replay stopped at tick 7999, where the cap cut the chain" in res.output
+    assert "the recording, made with the cap at 0 (off), let stand what cap 1 refuses" in res.output
+    assert "Halla's statement 1" in res.output and "(citing 368)" in res.output
+    assert "a thought of depth 2, over the cap of 1" in res.output
+    assert ("3 steps replayed whole before the stop, 4 thoughts written, 0 refused for depth "
+            "in them; the cut (1 statement refused for depth) is in the round the replay "
+            "stopped in, not among them") in res.output
+
+
+def test_a_replay_the_cap_never_cuts_counts_its_rounds_as_before():
+    res = invoke("reflect", "chain", "--cap", "0")
+    assert res.exit_code == 0, res.output
+    assert "5 steps replayed, 5 thoughts written, 0 refused for depth" in res.output
+    assert "cut the chain" not in res.output and "stopped" not in res.output
+
+
 def test_an_unknown_villager_is_one_line():
     res = invoke("reflect", "prompt", "--who", "Nobody")
     assert res.exit_code == 1 and "no villager named 'Nobody'" in res.output
