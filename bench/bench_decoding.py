@@ -79,7 +79,8 @@ def loosened(schema: bytes, purpose: str) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Result:
-    """One live answer under one setting: what it said and what it cost."""
+    """One live answer under one setting: what it said and what it cost, and what the
+    recording holds as the answer to the same call."""
 
     setting: str
     purpose: str
@@ -89,11 +90,17 @@ class Result:
     tokens_in: int
     tokens_out: int
     seconds: float
+    recorded: str | None = None
+
+
+def reasons(r: Result) -> tuple[str, ...]:
+    """Why one answer degenerates, by the measure of the minds' own test (kernel.laws.minds
+    .marks): of "limit", "loop", "digits"; () for an answer that does not."""
+    return lm.marks(r.text, r.done_reason, r.tokens_out, r.limit).reasons
 
 
 def degenerate(r: Result) -> bool:
-    """The measure of the minds' own test of one answer (kernel.laws.minds.marks)."""
-    return lm.marks(r.text, r.done_reason, r.tokens_out, r.limit).degenerate
+    return bool(reasons(r))
 
 
 def pick(calls: Sequence[Mapping[str, Any]], most: int | None) -> list[Mapping[str, Any]]:
@@ -111,14 +118,20 @@ def _mean(xs: Sequence[float], fmt: str) -> str:
     return format(sum(xs) / len(xs), fmt) if xs else "-"
 
 
-def _degenerate(rs: Sequence[Result]) -> str:
-    n = sum(map(degenerate, rs))
+def _share(n: int, rs: Sequence[Result]) -> str:
     return f"{n}/{len(rs)} {100 * n / len(rs):3.0f}%" if rs else "-"
+
+
+def _why(rs: Sequence[Result]) -> str:
+    return "/".join(str(sum(why in reasons(r) for r in rs)) for why in lm.DEGENERATE) if rs else "-"
 
 
 FIGURES: tuple[tuple[str, Callable[[Sequence[Result]], str]], ...] = (
     ("calls", lambda rs: str(len(rs))),
-    ("answers that degenerate", _degenerate),
+    ("answers that degenerate", lambda rs: _share(sum(map(degenerate, rs)), rs)),
+    (f"  by {'/'.join(lm.DEGENERATE)}", _why),
+    ("the recording's answer, byte for byte",
+     lambda rs: _share(sum(r.text == r.recorded for r in rs), rs)),
     ("tokens in (mean)", lambda rs: _mean([r.tokens_in for r in rs], ".0f")),
     ("tokens out (mean)", lambda rs: _mean([r.tokens_out for r in rs], ".0f")),
     ("seconds (mean)", lambda rs: _mean([r.seconds for r in rs], ".1f")),
@@ -139,6 +152,19 @@ def table(results: Sequence[Result], settings: Sequence[str] = SETTINGS) -> list
             cells = [show([r for r in of if r.setting == s]) for s in settings]
             out.append(f"  {p if i == 0 else '':<10} {what:<{width}}"
                        + "".join(f"  {c:>12}" for c in cells))
+    return out
+
+
+def examples(results: Sequence[Result], settings: Sequence[str] = SETTINGS,
+             n: int = 100) -> list[str]:
+    """For each setting, its first answer that degenerates, why, and its first `n` characters."""
+    out = []
+    for s in settings:
+        bad = next((r for r in results if r.setting == s and degenerate(r)), None)
+        if bad is not None:
+            text = " ".join(bad.text.split())
+            text = text if len(text) <= n else text[:n - 3] + "..."
+            out.append(f"  {s}, a {bad.purpose} answer ({', '.join(reasons(bad))}): {text}")
     return out
 
 
@@ -168,7 +194,7 @@ def _ask_live(oracle, calls: Sequence[Mapping[str, Any]]) -> list[Result]:
             said = oracle.generate(ask)
             out.append(Result(setting, ask.purpose, said.text, said.done_reason, ask.limit,
                               said.tokens_in, said.tokens_out,
-                              (said.took_ns - said.load_ns) / 1e9))
+                              (said.took_ns - said.load_ns) / 1e9, rec["answer"]))
     return out
 
 
@@ -214,7 +240,7 @@ def run(calls: int | None = None, world: str | None = None) -> list[str]:
             f"{GROUPS['night']} groups of {IDS['night']}",
             f"  {RECORDED}: each call's own options and schema, as recorded; seconds are this "
             f"machine's under its load, the model's loading left out",
-            *table(results)]
+            *table(results), *examples(results)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

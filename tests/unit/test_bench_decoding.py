@@ -153,3 +153,28 @@ def test_a_bench_calls_that_is_not_a_count_is_one_line_naming_it(monkeypatch):
     lines = bd.run(world="no-such-world")
     assert lines == ["decoding  BENCH_CALLS must be a whole number of calls >= 1 but is 'eight'; "
                      "the live side by side is skipped"]
+
+
+def test_the_table_says_why_answers_degenerate_in_the_measures_own_order_of_reasons():
+    looping = '{"a": "55 and 55 and 55 and 55 and 55 and 55"}'    # a loop, and half digits
+    results = [_r(bd.BEFORE, "statement", 128, done="length"),
+               _r(bd.BEFORE, "statement", 30, text=looping), _r(bd.RECORDED, "statement", 20)]
+    lines = bd.table(results)
+    assert _row(lines, "statement", "  by limit/loop/digits") == ["1/1/1", "0/0/0"]
+
+
+def test_an_answer_is_the_recordings_only_when_it_is_the_same_text_byte_for_byte():
+    results = [_r(bd.RECORDED, "night", 10, text='{"g": []}') for _ in range(2)]
+    results = [bd.Result(**{**{f: getattr(r, f) for f in r.__slots__}, "recorded": rec})
+               for r, rec in zip(results, ('{"g": []}', '{"g":[]}'), strict=True)]
+    lines = bd.table(results)
+    assert _row(lines, "night", "the recording's answer, byte for byte") == [
+        "-", "1/2", "50%"]
+
+
+def test_each_setting_quotes_its_first_answer_that_degenerates_and_why():
+    results = [_r(bd.BEFORE, "statement", 20), _r(bd.BEFORE, "questions", 128, done="length",
+                                                  text='{"qs": ["What ' + "x" * 200 + '"]}'),
+               _r(bd.RECORDED, "statement", 20)]
+    lines = bd.examples(results, n=30)
+    assert lines == ['  before 22, a questions answer (limit): {"qs": ["What ' + "x" * 13 + "..."]
