@@ -133,6 +133,7 @@ def recorded_refusals(root: Path) -> tuple[int, int, int, int, int]:
     memory, of them wordless), over every committed recording."""
     from kernel import laws
     from kernel.oracle import exemplar
+    from kernel.seam.schemas import SAID
 
     asks = repeats = statements = restated = wordless = 0
     for f in sorted((root / "exemplars").glob("*.json")):
@@ -154,8 +155,8 @@ def recorded_refusals(root: Path) -> tuple[int, int, int, int, int]:
                 statements += 1
                 prompt = exemplar.prompt_bytes(call).decode("utf-8")
                 shown = {int(m[1]): m[2] for line in prompt.splitlines() if (m := _SHOWN.match(line))}
-                restated += laws.restates(answer["statement"], shown) is not None
-                wordless += laws.wordless(answer["statement"])
+                restated += laws.restates(answer[SAID], shown) is not None
+                wordless += laws.wordless(answer[SAID])
     return asks, repeats, statements, restated, wordless
 
 

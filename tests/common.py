@@ -18,8 +18,8 @@ def day_answer(ask):
     if ask.purpose == "night":
         return json.dumps({"groups": []})
     first = re.search(r"\[(\d+)\]", ask.prompt_text)
-    return json.dumps({"statement": "Today is worth keeping.",
-                       "drawn_from": [int(first.group(1))] if first else []})
+    return json.dumps({"answer": "Today is worth keeping.",
+                       "numbers": [int(first.group(1))] if first else []})
 
 
 def scripted_day_of_three(out, settings=None):
@@ -28,3 +28,19 @@ def scripted_day_of_three(out, settings=None):
     sc = msc.load("day-of-three")
     oracle = ScriptedOracle([day_answer] * (3 * (2 + sc.settings.questions)), dim=16)
     return engine.run(sc, oracle, out, settings=settings)
+
+
+def looping_answer(ask):
+    """`day_answer`, but a night plan that goes round: one group named three times."""
+    if ask.purpose != "night":
+        return day_answer(ask)
+    first = int(re.search(r"\[(\d+)", ask.prompt_text).group(1))
+    return json.dumps({"groups": [{"anchor": first, "absorbed": [first + 1]}] * 3})
+
+
+def looping_day_of_three(out):
+    """day-of-three run into `out` with `looping_answer` answering: its three night plans are
+    degenerate (a loop), everything else as `scripted_day_of_three`."""
+    sc = msc.load("day-of-three")
+    oracle = ScriptedOracle([looping_answer] * (3 * (2 + sc.settings.questions)), dim=16)
+    return engine.run(sc, oracle, out)

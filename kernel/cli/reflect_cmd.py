@@ -256,8 +256,8 @@ def _chain_end(ch, cap: int) -> list[str]:
         out.append(f"  the cap never cut the chain: the model's deepest thought in this recording "
                    f"stands at depth {ch.deepest}, within the cap of {cap}, so every call was the recorded one")
         if ch.deepest > 1:
-            out.append(f"  (under --cap {ch.deepest - 1} the chain is cut, and the replay stops where the "
-                       f"recording goes on without the cut)")
+            out.append(f"  (under --cap {ch.deepest - 1} the chain is cut: the thought is refused for "
+                       f"depth, and the replay stops wherever a later call reads what it left out)")
     if ch.stopped is None:
         out.append(f"  {ch.rounds} steps replayed, {ch.thoughts} thoughts written, "
                    f"{ch.refused_depth} refused for depth")
@@ -267,7 +267,7 @@ def _chain_end(ch, cap: int) -> list[str]:
     n = len(ch.cuts)
     tail = (f"; the cut ({n} statement{'s' if n != 1 else ''} refused for depth) is in the "
             f"round the replay stopped in, not among them" if ch.stopped_at_the_cut else "")
-    out.append(f"  {ch.rounds} steps replayed whole before the stop, {ch.thoughts} thoughts "
+    out.append(f"  {ch.rounds} step{'s' if ch.rounds != 1 else ''} replayed whole before the stop, {ch.thoughts} thoughts "
                f"written, {ch.refused_depth} refused for depth in them{tail}")
     return out
 

@@ -207,9 +207,11 @@ def _ask_plans(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequenc
             continue
         rows = [m for m in streams.get(d.villager, ()) if m.id in ids]
         shown = recent(rows, now, ns.shown)
+        anchors = _anchors(shown, book)
+        if not anchors:
+            continue
         prompt = render(st.template(NIGHT), name=d.name, memories=collapse(shown))
-        schema = plan_schema(ns.groups, ns.members, [m.id for m in shown],
-                             _anchors(shown, book) or None)
+        schema = plan_schema(ns.groups, ns.members, [m.id for m in shown], anchors)
         p = Plan(villager=d.villager, name=d.name, now=now, seed=now + d.villager, shown=shown,
                  prompt=prompt, schema=schema)
         p.said = oracle.generate(calls.ask(st, "night", prompt, p.schema, p.seed,
@@ -220,12 +222,14 @@ def _ask_plans(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequenc
 
 def _anchors(shown: Sequence[Memory], book: FeltBook) -> list[int]:
     """The shown rows that can hold a group as the night begins (rule 3: not a thought, stored
-    at least at the anchor minimum): what the ask offers as anchors. The request only; every
-    group is still judged by `judge`, and where none can hold one, every shown row is offered
-    and the plan is refused by its own check, as it would be."""
+    at least at the anchor minimum, and another shown row no stronger than it to take in):
+    what the ask offers as anchors. The request only; every group is still judged by `judge`.
+    Where none can hold one, no answer could be accepted, and the night asks nothing of
+    that villager (as where fewer than FEWEST_FELT rows were felt)."""
     least = book.laws.anchor_minimum
-    return [m.id for m in shown if not book.rows[m.id].is_thought
-            and book.rows[m.id].stored >= least]
+    stored = {m.id: book.rows[m.id].stored for m in shown}
+    return [m.id for m in shown if not book.rows[m.id].is_thought and stored[m.id] >= least
+            and any(s <= stored[m.id] for i, s in stored.items() if i != m.id)]
 
 
 def _consolidate(now: int, p: Plan, check: bytes, book: FeltBook) -> list[ev.Event]:

@@ -47,7 +47,7 @@ from kernel.mind.felt import FeltBook
 from kernel.mind.settings import Settings
 from kernel.oracle.base import Ask, Said
 from kernel.seam import QUESTIONS, STATEMENT, Rendered, asked_schema, drawn_schema, render, shaped
-from kernel.seam.schemas import line_words
+from kernel.seam.schemas import CITES, SAID, line_words
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,7 +292,7 @@ def _judge(now: int, s: Statement, mine: tuple[laws.Memory, ...], gone: Mapping[
         drawn = shaped(s.said, s.check)
     except Refused as e:
         return Refusal("shaped", str(e))
-    s.statement, s.cites = drawn["statement"], tuple(drawn["drawn_from"])
+    s.statement, s.cites = drawn[SAID], tuple(drawn[CITES])
     # Its own words first: a statement, and not a memory its prompt showed said back.
     said_back = laws.judge_statement(s.statement, [x.memory for x in s.ranked])
     if said_back is not None:

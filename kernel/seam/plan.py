@@ -19,6 +19,12 @@ NIGHT = "night-plan.tmpl"
 """The template the night's plan call renders."""
 
 
+# How many rows a request asks each group to take in, where as many were shown: a night folds
+# the several rows of one happening (a day's meals, a gift and its thanks) into one, where a
+# small model left to itself names one pair a night. The seam's check still takes one.
+FOLDED = 2
+
+
 def plan_schema(groups: int, members: int, shown: object = None,
                 anchors: object = None) -> bytes:
     """The plan answer: at most `groups` groups, each an anchor and 1..`members` absorbed ids.
@@ -37,11 +43,11 @@ def plan_schema(groups: int, members: int, shown: object = None,
     ids = ids_of(shown, "a night's plan call")
     held = ids if anchors is None else ids_of(anchors, "a night's plan call's anchors")
     return _plan(groups, members, {"type": "integer", "enum": ids}, {"uniqueItems": True},
-                 {"type": "integer", "enum": held})
+                 {"type": "integer", "enum": held}, fewest=min(FOLDED, members, len(ids) - 1))
 
 
 def _plan(groups: int, members: int, an_id: dict, unique: dict,
-          anchor: dict | None = None) -> bytes:
+          anchor: dict | None = None, fewest: int = 1) -> bytes:
     return _bytes({
         "type": "object",
         "properties": {
@@ -52,7 +58,8 @@ def _plan(groups: int, members: int, an_id: dict, unique: dict,
                     "properties": {
                         "anchor": an_id if anchor is None else anchor,
                         "absorbed": {"type": "array", "items": an_id,
-                                     "minItems": 1, "maxItems": members, **unique},
+                                     "minItems": max(1, fewest), "maxItems": members,
+                                     **unique},
                     },
                     "required": ["anchor", "absorbed"],
                     "additionalProperties": False,

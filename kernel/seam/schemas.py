@@ -1,9 +1,9 @@
 """The two answer shapes a reflection asks for, as the JSON Schema bytes the calls send.
 
 `Asked` is the questions call's answer (exactly n strings); `Drawn` is the
-statement call's (a statement and the numbers it is drawn from), built per
-ask by `drawn_schema` from the ids that ask shows, so a grammar can only
-cite a line the model saw; the same bytes are what the seam checks the
+statement call's (the numbers of the lines it is drawn from, then the statement: `CITES`
+and `SAID`), built per ask by `drawn_schema` from the ids that ask shows, so a grammar can
+only cite a line the model saw; the same bytes are what the seam checks the
 answer with, so the request and the check cannot disagree. The bytes are
 canonical (fixed key order, no spaces) because their sha256 goes into every
 recording: the same request must always be the same bytes. This module must
@@ -59,12 +59,24 @@ def line_words(texts: object, most: int = NAMED_WORDS) -> list[str]:
     return (names + rest)[:most]
 
 
-def _naming(words: list[str], before: int, after: int, end: str) -> str:
-    """A pattern of words holding one of `words`: a capitalised first word, up to `before`
-    words, the named word, up to `after` words, then `end`."""
+def _naming(words: list[str], before: int, after: int, end: str,
+            first: str = "[A-Z][a-z]{0,10}") -> str:
+    """A pattern of words holding one of `words`: a first word (`first`: any capitalised
+    one), up to `before` words, the named word, up to `after` words, then `end`."""
     named = "|".join(words)
-    return (f"^[A-Z][a-z]{{0,10}}( {_WORD}){{0,{before}}} ({named})( {_WORD}){{0,{after}}}"
-            f"{end}$")
+    return f"^{first}( {_WORD}){{0,{before}}} ({named})( {_WORD}){{0,{after}}}{end}$"
+
+
+# How a question opens: asking why, or who, of what happened, where a small model left to
+# itself asks how many or how much, which no line's words can answer.
+ASKED_OPENING = "(Why|Who)"
+# The statement answer's two keys, in the order the answer is written: a key the model
+# would write of itself is one token it picks, where a key it would not ("statement",
+# "drawn_from") it spells out a piece at a time under the grammar, at half a statement's
+# tokens. Written first, the numbers are chosen before the words, so the words are about
+# the lines they cite.
+SAID = "answer"
+CITES = "numbers"
 # The shortest text that can hold two words of two letters ("ab cd"): a grammar
 # can carry this much of what a statement is; the seam judges the rest.
 STATEMENT_MIN_CHARS = 5
@@ -86,7 +98,7 @@ def asked_schema(n: int, *, request: bool = False, words: object = ()) -> bytes:
     item: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": QUESTION_CHARS}
     if request:
         named = list(words) if not isinstance(words, str) else [words]
-        item["pattern"] = _naming(named, 3, 4, "[?]") if named else ASKED_PATTERN
+        item["pattern"] = _naming(named, 3, 4, "[?]", ASKED_OPENING) if named else ASKED_PATTERN
     return _bytes({
         "type": "object",
         "properties": {
@@ -138,11 +150,10 @@ def drawn_schema(shown: object, most: int = CITED, *, request: bool = True,
     return _bytes({
         "type": "object",
         "properties": {
-            "statement": statement,
-            "drawn_from": {"type": "array", "items": an_id,
-                           "minItems": 1, "maxItems": min(most, len(ids))},
+            CITES: {"type": "array", "items": an_id, "minItems": 1, "maxItems": min(most, len(ids))},
+            SAID: statement,
         },
-        "required": ["statement", "drawn_from"],
+        "required": [CITES, SAID],
         "additionalProperties": False,
     })
 
@@ -150,10 +161,9 @@ def drawn_schema(shown: object, most: int = CITED, *, request: bool = True,
 DRAWN_SCHEMA: bytes = _bytes({
     "type": "object",
     "properties": {
-        "statement": {"type": "string", "minLength": STATEMENT_MIN_CHARS,
-                      "maxLength": STATEMENT_CHARS},
-        "drawn_from": {"type": "array", "items": {"type": "integer"}, "maxItems": CITATIONS},
+        CITES: {"type": "array", "items": {"type": "integer"}, "maxItems": CITATIONS},
+        SAID: {"type": "string", "minLength": STATEMENT_MIN_CHARS, "maxLength": STATEMENT_CHARS},
     },
-    "required": ["statement", "drawn_from"],
+    "required": [CITES, SAID],
     "additionalProperties": False,
 })

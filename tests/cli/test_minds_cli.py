@@ -25,8 +25,17 @@ def test_the_minds_of_a_scenario_are_its_figures_per_purpose_and_villager_and_it
     assert "  per purpose" in out and "  per villager" in out
     assert "the worst answers" not in out     # none degenerated
     assert "\nrun " not in out     # one run: no table of runs
-    halla = _minds("five-days-of-halla").output
-    assert "Halla at tick 1999, night (loop): { \"groups\": [ { \"anchor\": 123" in halla
+
+
+
+def test_the_minds_of_a_run_whose_answers_degenerate_quote_its_worst_answers(tmp_path):
+    from tests.common import looping_day_of_three
+    log = tmp_path / "looping.log"
+    looping_day_of_three(log)
+    out = _minds(str(log)).output
+    assert "  the worst answers (the most reasons, then the longest loop, then the most digits):" \
+        in out
+    assert 'Halla at tick 1999, night (loop): {"groups": [{"anchor": ' in out
 
 
 def test_the_minds_of_several_runs_end_in_one_line_a_run():
@@ -34,8 +43,8 @@ def test_the_minds_of_several_runs_end_in_one_line_a_run():
     assert r.exit_code == 0, r.output
     table = r.output.split("\nrun ", 1)[1].splitlines()
     assert table[2].split() == ["day-of-three", "0%", "0%", "0", "of", "3", "100%", "3", "of",
-                                "3", "4", "0.28", "0", "of", "6", "0.47"]
-    assert table[3].split()[:3] == ["five-days-of-halla", "5%", "0%"]
+                                "3", "8", "0.42", "1", "of", "6", "0.49"]
+    assert table[3].split()[:3] == ["five-days-of-halla", "0%", "0%"]
 
 
 def test_the_minds_of_a_log_are_its_scenarios(tmp_path):
@@ -67,11 +76,13 @@ def test_the_report_of_a_scenario_has_a_section_on_its_minds_with_its_worst_answ
     assert 'data-figure="degenerate"><td>answers that degenerate</td><td class="num">0 of 12' in section
     assert section.count('class="worst"') == 0 and "No answer degenerated in this run." in section
     assert section.count('class="minds-villager"') == 3
-    halla = tmp_path / "halla.html"
-    r = CliRunner().invoke(main, ["report", "five-days-of-halla", "--out", str(halla)])
+    from tests.common import looping_day_of_three
+    log, looping = tmp_path / "looping.log", tmp_path / "looping.html"
+    looping_day_of_three(log)
+    r = CliRunner().invoke(main, ["report", str(log), "--out", str(looping)])
     assert r.exit_code == 0, r.output
-    section = halla.read_text(encoding="utf-8").split('data-section="minds"', 1)[1]
-    assert section.split("</section>", 1)[0].count('class="worst"') == 1
+    section = looping.read_text(encoding="utf-8").split('data-section="minds"', 1)[1]
+    assert section.split("</section>", 1)[0].count('class="worst"') == 3
 
 
 def test_the_report_of_a_world_run_says_no_mind_answered(world_run, tmp_path):

@@ -48,7 +48,7 @@ def test_an_answer_says_its_string_values_in_order_and_never_its_keys(d):
 
 @given(st.lists(texts, max_size=4), st.lists(st.integers(0, 10**6), max_size=16))
 def test_an_answers_integers_say_nothing(strings, ids):
-    answer = json.dumps({"statement": strings, "drawn_from": ids})
+    answer = json.dumps({"answer": strings, "numbers": ids})
     assert lm.said(answer) == tuple(strings)
 
 

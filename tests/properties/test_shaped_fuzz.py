@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from kernel.errors import Refused
 from kernel.oracle import Said
 from kernel.seam import DRAWN_SCHEMA, asked_schema, shaped
+from kernel.seam.schemas import SAID
 from tests import strategies
 
 SCHEMAS = [DRAWN_SCHEMA, asked_schema(1), asked_schema(2), asked_schema(3)]
@@ -19,7 +20,7 @@ VALIDATORS = {s: jsonschema.Draft202012Validator(json.loads(s)) for s in SCHEMAS
 json_values = strategies.json_values()
 
 valid_answers = st.one_of(
-    st.builds(lambda s, d: {"statement": s, "drawn_from": d},
+    st.builds(lambda s, d: {"answer": s, "numbers": d},
               st.text(min_size=5, max_size=40), st.lists(st.integers(), max_size=6)),
     st.builds(lambda qs: {"questions": qs},
               st.lists(st.text(min_size=1, max_size=30), min_size=1, max_size=3, unique=True)),
@@ -58,7 +59,7 @@ def nested(draw):
     inner = draw(st.sampled_from(["[]", "1", '"x"', "{}"]))
     open_, close = draw(st.sampled_from([("[", "]"), ('{"k": ', "}")]))
     value = open_ * depth + inner + close * depth
-    key = draw(st.sampled_from(["drawn_from", "questions", "statement"]))
+    key = draw(st.sampled_from(["numbers", "questions", "answer"]))
     return '{"' + key + '": ' + value + "}"
 
 
@@ -84,7 +85,7 @@ def test_only_refused_escapes_and_nothing_accepted_breaks_the_schema(text, schem
 @settings(max_examples=200, deadline=None)
 @given(v=valid_answers, before=spaces, after=spaces)
 def test_every_valid_answer_is_accepted_as_itself(v, before, after):
-    schema = DRAWN_SCHEMA if "statement" in v else asked_schema(len(v["questions"]))
+    schema = DRAWN_SCHEMA if SAID in v else asked_schema(len(v["questions"]))
     said = Said(text=before + json.dumps(v) + after, done_reason="stop", tokens_in=0,
                 tokens_out=0, took_ns=0, load_ns=0, model="m", digest="d")
     assert shaped(said, schema) == v

@@ -127,7 +127,7 @@ def test_a_cap_below_the_recorded_chain_cuts_it_and_the_replay_stops_at_the_firs
         first = int(ask.prompt.split(b"[", 2)[1].split(b"]")[0].split(b",")[0])
         # a text of its own each time: a thought said again would be a restatement
         said.append(f"what came before turned the day, for the {len(said) + 1}th time")
-        return json.dumps({"statement": said[-1], "drawn_from": [newest[-1] if newest else first]})
+        return json.dumps({"answer": said[-1], "numbers": [newest[-1] if newest else first]})
 
     live = RecordingOracle(ScriptedOracle([answer] * 9), sc.exemplars)
     full = engine.run(sc, live, tmp_path / "full.log",

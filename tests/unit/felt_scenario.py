@@ -56,8 +56,8 @@ def answer(ask, *, statement=None, plan=None) -> str:
     if ask.purpose == "statement":
         if statement is not None:
             return statement(ask, ids)
-        return json.dumps({"statement": f"On tick {ask.seed} the day felt full",
-                           "drawn_from": ids[:1]})
+        return json.dumps({"answer": f"On tick {ask.seed} the day felt full",
+                           "numbers": ids[:1]})
     if ask.purpose == "night":
         if plan is not None:
             return plan(ask, ids)

@@ -240,7 +240,7 @@ def test_a_written_thought_re_feels_the_rows_it_cites_whose_feeling_agrees(three
 
 def test_a_statement_said_again_recurs_as_the_earlier_thought_and_ids_stay_dense(tmp_path):
     def same(ask, ids):
-        return json.dumps({"statement": "The day felt full of food", "drawn_from": ids[:1]})
+        return json.dumps({"answer": "The day felt full of food", "numbers": ids[:1]})
 
     sc, oracle, report, path, _ = run(tmp_path, answers=lambda a: answer(a, statement=same))
     recurred = events_of(path, ev.Recurred)
@@ -276,7 +276,7 @@ def test_a_citation_of_a_forgotten_or_absorbed_row_is_refused_with_when(tmp_path
     def cite_gone(ask, ids):
         if ask.seed == 599 + 1:   # Halla's third day: one statement each way
             gone = halla_f if b"What mattered" in ask.prompt else halla_a
-            return json.dumps({"statement": "I remember what I lost", "drawn_from": [gone]})
+            return json.dumps({"answer": "I remember what I lost", "numbers": [gone]})
         return answer(ask)
 
     sc2, _, _, path2, _ = run(tmp_path / "second", answers=lambda a: answer(

@@ -34,8 +34,8 @@ def answer(ask) -> str:
         return json.dumps({"questions": ["What did the day hold for me?",
                                          "Whom did I meet along the way?"]})
     ids = [int(x) for x in re.findall(r"\[(\d+)\]", ask.prompt_text)]
-    return json.dumps({"statement": "The long day taught me patience with hunger and friends.",
-                       "drawn_from": ids[:1]})
+    return json.dumps({"answer": "The long day taught me patience with hunger and friends.",
+                       "numbers": ids[:1]})
 
 
 def scripted() -> ScriptedOracle:
@@ -120,8 +120,8 @@ def test_a_fork_under_another_depth_cap_names_its_thought_config_and_parts_after
         # cite the newest thought shown, so depth grows past the cap of 1
         if ask.purpose == "statement":
             ids = [int(x) for x in re.findall(r"\[(\d+)\]", ask.prompt_text)]
-            return json.dumps({"statement": "Thinking again about what I already thought today.",
-                               "drawn_from": [max(ids)]})
+            return json.dumps({"answer": "Thinking again about what I already thought today.",
+                               "numbers": [max(ids)]})
         return answer(ask)
 
     fork.run_fork(often, child, 700, tmp_path / "capped.log",

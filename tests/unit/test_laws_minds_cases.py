@@ -29,11 +29,11 @@ def _reasons(answer: str, done: str = "stop") -> tuple[str, ...]:
 def test_a_statement_saying_one_phrase_again_and_again_is_a_loop():
     said = ("106 } 106 memories of what Mose did, 106 of what he did not do. 106 of what he did "
             "not do. 106 of what he did not do.")
-    assert _reasons(json.dumps({"statement": said, "drawn_from": [127]})) == ("loop",)
+    assert _reasons(json.dumps({"answer": said, "numbers": [127]})) == ("loop",)
 
 
 def test_a_list_of_numbers_for_a_statement_is_more_than_thirty_percent_digits():
-    answer = json.dumps({"statement": "1330, 1368, 1298, 1352, 1107", "drawn_from": [1330]})
+    answer = json.dumps({"answer": "1330, 1368, 1298, 1352, 1107", "numbers": [1330]})
     assert _reasons(answer) == ("digits",)
 
 
@@ -44,15 +44,15 @@ def test_an_answer_cut_by_its_token_limit_degenerates_whatever_it_said():
 def test_a_plan_that_counts_and_a_citation_given_sixteen_times_are_loops():
     counting = {"groups": [{"anchor": a, "absorbed": list(range(a, a + 6))} for a in (1, 2, 3)]}
     assert _reasons(json.dumps(counting)) == ("loop",)
-    copies = {"statement": "Halla remembered the most from the day", "drawn_from": [445] * 16}
+    copies = {"answer": "Halla remembered the most from the day", "numbers": [445] * 16}
     assert _reasons(json.dumps(copies)) == ("loop",)
 
 
 def test_a_plain_plan_and_a_plain_statement_with_its_citations_do_not_degenerate():
     plan = {"groups": [{"anchor": 1204, "absorbed": [1205, 1206]}, {"anchor": 1300,
                                                                     "absorbed": [1301]}]}
-    statement = {"statement": "Mose was hungry, and Halla gave him her bread",
-                 "drawn_from": [1204, 1210, 1301]}
+    statement = {"answer": "Mose was hungry, and Halla gave him her bread",
+                 "numbers": [1204, 1210, 1301]}
     assert _reasons(json.dumps(plan)) == () and _reasons(json.dumps(statement)) == ()
 
 
@@ -137,10 +137,10 @@ def _answered(v: int, purpose: str, index: int, text: str, done: str = "stop") -
 
 ROUND = [
     _answered(1, "questions", 0, '{"questions": ["What did Halla eat?", "Whom did she see?"]}'),
-    _answered(1, "statement", 1, '{"statement": "Halla ate well", "drawn_from": [3]}'),
+    _answered(1, "statement", 1, '{"answer": "Halla ate well", "numbers": [3]}'),
     ev.Thought(id=9, villager=1, text="Halla ate well", weight=5, depth=1, about=(1,),
                drawn_from=(3,)),
-    _answered(1, "statement", 2, '{"statement": "Halla ate", "drawn_from": [3]}'),
+    _answered(1, "statement", 2, '{"answer": "Halla ate", "numbers": [3]}'),
     ev.Recurred(villager=1, id=9, index=2, text="Halla ate", fallen=1, stored=2),
     _answered(2, "questions", 0, '{"questions": ["What', "length"),
     ev.Refusal(villager=2, purpose="questions", index=0, check="shaped", reason="cut"),

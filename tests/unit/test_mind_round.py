@@ -63,7 +63,7 @@ def test_calls_are_grouped_by_model_across_villagers(st):
     def answer(ask):
         if ask.purpose == "questions":
             return json.dumps({"questions": ["why?", "what?"]})
-        return json.dumps({"statement": "it mattered", "drawn_from": [1] if b"[1]" in ask.prompt else [6]})
+        return json.dumps({"answer": "it mattered", "numbers": [1] if b"[1]" in ask.prompt else [6]})
 
     o = Script(answer)
     rnd = reflect_round(100, [Due(1, "A"), Due(2, "B")], streams, {}, o, st, next_id=11)
@@ -80,7 +80,7 @@ def test_a_refused_statement_writes_a_refusal_and_no_thought(st):
     def answer(ask):
         if ask.purpose == "questions":
             return json.dumps({"questions": ["why?", "what?"]})
-        return json.dumps({"statement": "the day was long", "drawn_from": [1, 1]})
+        return json.dumps({"answer": "the day was long", "numbers": [1, 1]})
 
     rnd = reflect_round(100, [Due(1, "A")], streams, {}, Script(answer), st, next_id=6)
     kinds = [e.kind for e in rnd.events]
@@ -104,8 +104,8 @@ def test_the_round_reads_the_stream_as_it_stood_when_it_began(st):
         if ask.purpose == "questions":
             return json.dumps({"questions": ["why?", "what?"]})
         # The second statement cites the first one's thought, which the round began without.
-        return json.dumps({"statement": "the day was long",
-                           "drawn_from": [6] if b"what?" in ask.prompt else [1]})
+        return json.dumps({"answer": "the day was long",
+                           "numbers": [6] if b"what?" in ask.prompt else [1]})
 
     rnd = reflect_round(100, [Due(1, "A")], streams, {}, Script(answer), st, next_id=6)
     assert [t.id for t in rnd.thoughts] == [6]
@@ -155,7 +155,7 @@ def test_a_question_repeated_in_other_case_and_punctuation_refuses_the_list_whol
             if ask.seed == 101:  # villager 1 at tick 100
                 return _questions("What did A eat today?", "what did a eat today")
             return _questions("why?", "what?")
-        return json.dumps({"statement": "the day was long", "drawn_from": [6]})
+        return json.dumps({"answer": "the day was long", "numbers": [6]})
 
     o = ScriptedOracle([answer] * 4)
     rnd = reflect_round(100, [Due(1, "A"), Due(2, "B")], streams, {}, o, st, next_id=11)
@@ -179,7 +179,7 @@ def test_a_statement_that_says_a_shown_memory_back_is_a_restatement_and_no_thoug
         if ask.purpose == "questions":
             return _questions("why?", "what?")
         # memory 4 is "ate 3 mouthfuls"; it is shown, and cited it or not, said back it is refused
-        return json.dumps({"statement": "  Ate 3 MOUTHFULS!  ", "drawn_from": [1]})
+        return json.dumps({"answer": "  Ate 3 MOUTHFULS!  ", "numbers": [1]})
 
     rnd = reflect_round(100, [Due(1, "A")], streams, {}, ScriptedOracle([answer] * 3), st,
                         next_id=6)
@@ -201,7 +201,7 @@ def test_a_memory_the_prompt_did_not_show_may_be_put_in_words_again(st):
             return _questions("why?", "what?")
         hidden = [m for m in streams[1] if f"[{m.id}] ".encode() not in ask.prompt]
         assert hidden, "the test needs a memory the prompt did not show"
-        return json.dumps({"statement": hidden[0].text, "drawn_from": [hidden[0].id]})
+        return json.dumps({"answer": hidden[0].text, "numbers": [hidden[0].id]})
 
     rnd = reflect_round(200, [Due(1, "A")], streams, {}, ScriptedOracle([answer] * 3), st,
                         next_id=13)
@@ -216,7 +216,7 @@ def test_a_wordless_statement_is_not_a_statement_and_is_refused_before_its_citat
         if ask.purpose == "questions":
             return _questions("why?", "what?")
         # cited twice as well, yet "not a statement" is the reason: the words are judged first
-        return json.dumps({"statement": "1268 } 127", "drawn_from": [1, 1]})
+        return json.dumps({"answer": "1268 } 127", "numbers": [1, 1]})
 
     rnd = reflect_round(100, [Due(1, "A")], streams, {}, ScriptedOracle([answer] * 3), st,
                         next_id=6)
@@ -229,7 +229,7 @@ def test_the_questions_schema_asks_for_distinct_items_and_a_statement_long_enoug
     from kernel.seam import DRAWN_SCHEMA, asked_schema
     q = json.loads(asked_schema(2))["properties"]["questions"]
     assert q["uniqueItems"] is True and q["minItems"] == q["maxItems"] == 2
-    assert json.loads(DRAWN_SCHEMA)["properties"]["statement"]["minLength"] == len("ab cd")
+    assert json.loads(DRAWN_SCHEMA)["properties"]["answer"]["minLength"] == len("ab cd")
 
 
 # -- a refusal is a value; the round's pieces live where the mind is ------------------
@@ -243,7 +243,7 @@ def test_a_refusal_is_a_check_and_a_reason_never_a_string_split_apart(st):
             return _questions("why?", "what?")
         if b"why?" in ask.prompt:
             return "not json: at all"            # shaped's reason holds ": " of its own
-        return json.dumps({"statement": "the day was long", "drawn_from": [1, 1]})
+        return json.dumps({"answer": "the day was long", "numbers": [1, 1]})
 
     rnd = reflect_round(100, [Due(1, "A")], streams, {}, ScriptedOracle([answer] * 3), st,
                         next_id=6)

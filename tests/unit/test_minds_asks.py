@@ -24,19 +24,19 @@ def said(text: str) -> Said:
 
 def test_a_statement_asks_for_one_to_three_of_the_ids_shown_and_a_sentence():
     s = json.loads(drawn_schema([41, 7, 19, 3]))
-    cites = s["properties"]["drawn_from"]
+    cites = s["properties"]["numbers"]
     assert cites["items"] == {"type": "integer", "enum": [41, 7, 19, 3]}
     assert (cites["minItems"], cites["maxItems"]) == (1, 3)
-    assert s["properties"]["statement"]["maxLength"] == 120
+    assert s["properties"]["answer"]["maxLength"] == 120
     v = jsonschema.Draft202012Validator(s)
-    assert v.is_valid({"statement": "A day of giving", "drawn_from": [7, 3]})
-    assert not v.is_valid({"statement": "A day of giving", "drawn_from": [8]})
-    assert not v.is_valid({"statement": "A day of giving", "drawn_from": []})
-    assert not v.is_valid({"statement": "A day of giving", "drawn_from": [41, 7, 19, 3]})
-    assert not v.is_valid({"statement": "A " + "x" * 119, "drawn_from": [7]})
+    assert v.is_valid({"answer": "A day of giving", "numbers": [7, 3]})
+    assert not v.is_valid({"answer": "A day of giving", "numbers": [8]})
+    assert not v.is_valid({"answer": "A day of giving", "numbers": []})
+    assert not v.is_valid({"answer": "A day of giving", "numbers": [41, 7, 19, 3]})
+    assert not v.is_valid({"answer": "A " + "x" * 119, "numbers": [7]})
     # asked for in words, from its first character
-    assert not v.is_valid({"statement": "206, 206, 206, 206", "drawn_from": [7]})
-    assert not v.is_valid({"statement": "I ate 50 mouthfuls", "drawn_from": [7]})
+    assert not v.is_valid({"answer": "206, 206, 206, 206", "numbers": [7]})
+    assert not v.is_valid({"answer": "I ate 50 mouthfuls", "numbers": [7]})
 
 
 def test_a_question_is_asked_for_in_words_ending_in_a_question_mark_and_checked_for_its_shape():
@@ -52,18 +52,18 @@ def test_a_question_is_asked_for_in_words_ending_in_a_question_mark_and_checked_
 def test_the_seams_check_is_the_requests_shape_without_the_ids_which_the_laws_judge():
     ask, check = drawn_schema([41, 7]), drawn_schema([41, 7], request=False)
     a, c = json.loads(ask), json.loads(check)
-    del a["properties"]["drawn_from"]["items"]["enum"]
-    del a["properties"]["statement"]["pattern"]
+    del a["properties"]["numbers"]["items"]["enum"]
+    del a["properties"]["answer"]["pattern"]
     assert a == c
     # an id not shown passes the shape and is left to laws.cite, which names its own check
-    assert shaped(said('{"statement": "a day of giving", "drawn_from": [99]}'), check)
+    assert shaped(said('{"answer": "a day of giving", "numbers": [99]}'), check)
     with pytest.raises(Refused, match="not the shape asked for"):
-        shaped(said('{"statement": "' + "x" * 121 + '", "drawn_from": [7]}'), check)
+        shaped(said('{"answer": "' + "x" * 121 + '", "numbers": [7]}'), check)
 
 
 def test_a_few_shown_ids_bound_the_count_of_citations_and_none_is_refused():
-    assert json.loads(drawn_schema([5]))["properties"]["drawn_from"]["maxItems"] == 1
-    assert json.loads(drawn_schema([5, 5, 6]))["properties"]["drawn_from"]["items"]["enum"] == [5, 6]
+    assert json.loads(drawn_schema([5]))["properties"]["numbers"]["maxItems"] == 1
+    assert json.loads(drawn_schema([5, 5, 6]))["properties"]["numbers"]["items"]["enum"] == [5, 6]
     with pytest.raises(SeamError, match="needs at least one id shown"):
         drawn_schema([])
     with pytest.raises(SeamError, match="integers but got '5'"):
@@ -78,6 +78,34 @@ def test_a_night_asks_for_anchors_and_members_among_the_ids_shown_and_checks_the
     assert group["absorbed"]["uniqueItems"] is True and group["absorbed"]["maxItems"] == 4
     check = json.loads(plan_schema(3, 4))
     assert check["properties"]["groups"]["items"]["properties"]["anchor"] == {"type": "integer"}
+
+
+def test_a_night_asks_each_group_to_take_in_two_rows_where_two_others_were_shown():
+    def fewest(members, shown):
+        ask = json.loads(plan_schema(3, members, shown))
+        return ask["properties"]["groups"]["items"]["properties"]["absorbed"]["minItems"]
+    assert fewest(4, [10, 12, 15]) == 2
+    assert fewest(4, [10, 12]) == 1 and fewest(1, [10, 12, 15]) == 1
+    # the seam's check takes a group of one member still
+    check = jsonschema.Draft202012Validator(json.loads(plan_schema(3, 4)))
+    assert check.is_valid({"groups": [{"anchor": 10, "absorbed": [12]}]})
+
+
+def test_a_statement_answer_is_the_numbers_it_is_drawn_from_then_its_words():
+    for schema in (drawn_schema([4, 7]), drawn_schema([4, 7], request=False)):
+        s = json.loads(schema)
+        assert list(s["properties"]) == ["numbers", "answer"] == s["required"]
+
+
+def test_a_question_a_request_asks_for_opens_with_why_or_who():
+    from kernel.seam import asked_schema
+    q = jsonschema.Draft202012Validator(json.loads(asked_schema(2, request=True,
+                                                                words=["Suvi", "parcels"])))
+    assert q.is_valid({"questions": ["Why did Suvi leave?", "Who took my parcels?"]})
+    assert not q.is_valid({"questions": ["Why did Suvi leave?", "How many parcels did I eat?"]})
+    # a question is not refused for how it opens: the pattern is a request
+    check = jsonschema.Draft202012Validator(json.loads(asked_schema(2)))
+    assert check.is_valid({"questions": ["Why did Suvi leave?", "How many parcels did I eat?"]})
 
 
 def test_a_repeated_line_is_shown_once_with_its_count_and_every_id_it_stands_for():
@@ -166,7 +194,47 @@ def test_a_request_given_words_asks_that_a_question_and_a_statement_name_one_of_
     assert q.is_valid({"questions": ["Why did Suvi leave?", "Who took my parcels?"]})
     assert not q.is_valid({"questions": ["Why did Suvi leave?", "What do you wonder about?"]})
     s = jsonschema.Draft202012Validator(json.loads(drawn_schema([4], words=["Suvi"])))
-    assert s.is_valid({"statement": "I was glad Suvi came.", "drawn_from": [4]})
-    assert not s.is_valid({"statement": "The day was long.", "drawn_from": [4]})
+    assert s.is_valid({"answer": "I was glad Suvi came.", "numbers": [4]})
+    assert not s.is_valid({"answer": "The day was long.", "numbers": [4]})
     # with no words to name, a request still asks for words
-    assert json.loads(drawn_schema([4]))["properties"]["statement"]["pattern"].startswith("^[A-Z]")
+    assert json.loads(drawn_schema([4]))["properties"]["answer"]["pattern"].startswith("^[A-Z]")
+
+
+def _night_book(stored: dict[int, int], thoughts: tuple[int, ...] = ()):
+    """A felt book of one villager's rows felt today, stored as given (thousandths)."""
+    from types import SimpleNamespace
+
+    from kernel.laws.memory import Memory
+    rows = {i: SimpleNamespace(id=i, villager=1, living=True, is_thought=i in thoughts,
+                               stored=s, last_felt=1500) for i, s in stored.items()}
+    book = SimpleNamespace(rows=rows, ticks_per_day=2000, laws=SimpleNamespace(anchor_minimum=400),
+                           of=lambda v: list(rows.values()))
+    stream = [Memory.trusted(i, 1, 1500 + i, "thought" if i in thoughts else "did", "ate",
+                             f"ate {i} mouthfuls", 1, ()) for i in stored]
+    return book, {1: stream}
+
+
+class _NoModel:
+    def generate(self, ask):
+        raise AssertionError(f"a night was asked of a villager: {ask.prompt_text[:80]}")
+
+
+def test_a_night_asks_nothing_where_no_row_shown_can_hold_a_group():
+    from types import SimpleNamespace
+
+    from kernel.mind import night
+    due = [SimpleNamespace(villager=1, name="Pell")]
+    ns = SimpleNamespace(shown=24, groups=3, members=3, limit=256)
+    for stored, thoughts in (({1: 100, 2: 200, 3: 399}, ()),    # none at the anchor minimum
+                             ({1: 500, 2: 100}, (1,))):          # the one strong row a thought
+        book, streams = _night_book(stored, thoughts)
+        assert night._anchors(streams[1], book) == []
+        assert night._ask_plans(1999, due, streams, book, _NoModel(), None, ns) == []
+
+
+def test_a_night_offers_as_anchors_the_rows_at_the_minimum_with_a_fellow_no_stronger():
+    from kernel.mind import night
+    book, streams = _night_book({1: 400, 2: 100, 3: 900, 4: 50}, thoughts=(4,))
+    assert night._anchors(streams[1], book) == [1, 3]
+    book, streams = _night_book({1: 600, 2: 700})
+    assert night._anchors(streams[1], book) == [2]      # 1 could take in nothing: 2 is stronger

@@ -37,7 +37,7 @@ def asks(n: int = 3) -> list[Ask]:
 
 
 def answers(n: int = 3) -> list[str]:
-    return [f'{{"statement": "answer {i}", "drawn_from": []}}' for i in range(n)]
+    return [f'{{"answer": "answer {i}", "numbers": []}}' for i in range(n)]
 
 
 class Together(ScriptedOracle):

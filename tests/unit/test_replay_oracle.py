@@ -18,7 +18,7 @@ MODEL, EMBED = "smollm2:135m-instruct", "smollm2:135m-instruct/mean"
 HALLA = [{"id": 1, "text": "Ander came into sight, 0.8 cells off"},
          {"id": 11, "text": "Ander took 40 parcels out of Halla's hands, 20.0 grams"}]
 QUESTIONS = '{"questions": ["What did Ander do?", "Why did Halla give?"]}'
-STATEMENT = '{"statement": "Halla gave and Ander took", "drawn_from": [1, 11]}'
+STATEMENT = '{"answer": "Halla gave and Ander took", "numbers": [1, 11]}'
 
 
 def questions_ask(name="Halla") -> Ask:

@@ -67,9 +67,15 @@ def test_a_replay_stopped_at_the_cut_only_when_it_stopped_in_the_cut_round():
     assert not _chain(None, cut).stopped_at_the_cut
 
 
-def test_halla_under_cap_1_stops_at_her_depth_2_thought_with_no_depth_refusal_replayed():
-    ch = report.chain(msc.load("five-days-of-halla"), 1)
-    assert ch.stopped_at == 7999 and ch.stopped_at_the_cut
+def test_the_week_under_cap_1_stops_at_the_depth_2_thought_with_no_depth_refusal_replayed():
+    ch = report.chain(msc.load("week-of-three"), 1)
+    assert ch.stopped_at == 3999 and ch.stopped_at_the_cut
     assert [(c.tick, c.name, c.depth, c.cap, c.cites) for c in ch.cuts] == [
-        (7999, "Halla", 2, 1, (368,))]
-    assert ch.rounds == 3 and ch.refused_depth == 0
+        (3999, "Ander", 2, 1, (134, 270))]
+    assert ch.rounds == 1 and ch.refused_depth == 0
+
+
+def test_halla_under_cap_1_refuses_her_last_rounds_depth_2_thought_and_replays_to_the_end():
+    ch = report.chain(msc.load("five-days-of-halla"), 1)
+    assert ch.stopped is None and not ch.stopped_at_the_cut
+    assert ch.rounds == 5 and ch.refused_depth == 1 and ch.deepest == 2

@@ -149,19 +149,19 @@ def test_the_asked_schema_is_exactly_n_strings_and_no_other_field():
     assert asked_schema(3) != s
 
 
-def test_the_drawn_schema_is_a_statement_and_integers_and_no_other_field():
-    assert DRAWN_SCHEMA == (b'{"type":"object","properties":{"statement":{"type":"string",'
-                            b'"minLength":5,"maxLength":240},"drawn_from":{"type":"array",'
-                            b'"items":{"type":"integer"},"maxItems":16}},'
-                            b'"required":["statement","drawn_from"],"additionalProperties":false}')
+def test_the_drawn_schema_is_the_numbers_cited_then_a_statement_and_no_other_field():
+    assert DRAWN_SCHEMA == (b'{"type":"object","properties":{"numbers":{"type":"array",'
+                            b'"items":{"type":"integer"},"maxItems":16},'
+                            b'"answer":{"type":"string","minLength":5,"maxLength":240}},'
+                            b'"required":["numbers","answer"],"additionalProperties":false}')
     v = jsonschema.Draft202012Validator(json.loads(DRAWN_SCHEMA))
-    assert v.is_valid({"statement": "it rained", "drawn_from": [1, 2]})
-    assert not v.is_valid({"statement": "it rained"})
-    assert not v.is_valid({"statement": "it rained", "drawn_from": ["1"]})
-    assert not v.is_valid({"statement": "it rained", "drawn_from": [], "confidence": 0.9})
-    assert not v.is_valid({"statement": "", "drawn_from": [1]})
-    assert not v.is_valid({"statement": "ab c", "drawn_from": [1]})
-    assert not v.is_valid({"statement": "it rained", "drawn_from": list(range(17))})
+    assert v.is_valid({"answer": "it rained", "numbers": [1, 2]})
+    assert not v.is_valid({"answer": "it rained"})
+    assert not v.is_valid({"answer": "it rained", "numbers": ["1"]})
+    assert not v.is_valid({"answer": "it rained", "numbers": [], "confidence": 0.9})
+    assert not v.is_valid({"answer": "", "numbers": [1]})
+    assert not v.is_valid({"answer": "ab c", "numbers": [1]})
+    assert not v.is_valid({"answer": "it rained", "numbers": list(range(17))})
 
 
 @pytest.mark.parametrize("n", [0, -1, True, 2.0, "2"])

@@ -26,7 +26,7 @@ MODEL = "smollm2:135m-instruct"
 NAME = "village-smollm2:135m-instruct-q4_1"
 DIGEST = "ab" * 32
 TUNED = Decoding(repeat_penalty=1.3, repeat_last_n=96, top_k=20, top_p=0.8, min_p=0.1)
-GOOD = '{"statement": "a day of giving", "drawn_from": [8]}'
+GOOD = '{"answer": "a day of giving", "numbers": [8]}'
 
 
 def ask(decoding: Decoding = TUNED) -> Ask:

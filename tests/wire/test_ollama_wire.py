@@ -43,7 +43,7 @@ def ask(schema=DRAWN_SCHEMA, **kw) -> Ask:
     return Ask(**d)
 
 
-GOOD = '{"statement": "a day of giving", "drawn_from": [8, 11]}'
+GOOD = '{"answer": "a day of giving", "numbers": [8, 11]}'
 
 
 def test_the_schema_goes_on_the_wire_as_given_and_only_when_there_is_one(fake):
@@ -74,7 +74,7 @@ def test_an_answer_comes_back_with_its_tokens_durations_and_the_servers_digest(f
     said = oracle(fake).generate(ask())
     assert (said.text, said.done_reason, said.tokens_in, said.tokens_out) == (GOOD, "stop", 57, 12)
     assert (said.took_ns, said.load_ns, said.model, said.digest) == (3_000_000, 1_000_000, MODEL, DIGEST)
-    assert shaped(said, DRAWN_SCHEMA) == {"statement": "a day of giving", "drawn_from": [8, 11]}
+    assert shaped(said, DRAWN_SCHEMA) == {"answer": "a day of giving", "numbers": [8, 11]}
 
 
 def test_no_server_is_one_line_telling_the_user_to_start_one():
@@ -139,14 +139,14 @@ def test_a_slow_answer_past_the_timeout_is_an_oracle_error(fake):
 
 
 def test_an_answer_cut_at_the_token_limit_is_refused_by_shaped(fake):
-    fake.script["/api/generate"] = [fake.answer('{"statement": "a day of', done_reason="length")]
+    fake.script["/api/generate"] = [fake.answer('{"answer": "a day of', done_reason="length")]
     said = oracle(fake).generate(ask())
     with pytest.raises(Refused, match=rf"^{MODEL} stopped at the token limit \(done_reason length\)"):
         shaped(said, DRAWN_SCHEMA)
 
 
 def test_an_answer_with_a_field_the_schema_lacks_is_refused_by_shaped(fake):
-    extra = '{"statement": "a day", "drawn_from": [8], "confidence": 0.9}'
+    extra = '{"answer": "a day", "numbers": [8], "confidence": 0.9}'
     fake.script["/api/generate"] = [fake.answer(extra)]
     with pytest.raises(Refused, match="not the shape asked for"):
         shaped(oracle(fake).generate(ask()), DRAWN_SCHEMA)
@@ -275,7 +275,7 @@ def _read_request(conn: socket.socket) -> bytes:
 
 
 def test_an_answer_cut_at_the_token_limit_keeps_the_committed_refusal_text(fake):
-    fake.script["/api/generate"] = [fake.answer('{"statement": "a day of', done_reason="length")]
+    fake.script["/api/generate"] = [fake.answer('{"answer": "a day of', done_reason="length")]
     with pytest.raises(Refused) as e:
         shaped(oracle(fake).generate(ask()), DRAWN_SCHEMA)
     assert str(e.value) == (f"{MODEL} stopped at the token limit (done_reason length): "
@@ -345,10 +345,10 @@ def test_a_connection_reset_in_the_middle_of_the_body_is_one_line():
 
 
 def test_an_answer_over_64_kib_from_a_server_is_an_oracle_error_not_a_refusal(fake):
-    huge = '{"statement": "' + "a" * 100_000 + '", "drawn_from": [1]}'
+    huge = '{"answer": "' + "a" * 100_000 + '", "numbers": [1]}'
     fake.script["/api/generate"] = [fake.answer(huge)]
     o = oracle(fake)
-    with pytest.raises(OracleError, match=f"^{MODEL} answered the statement call with 100,036 "
+    with pytest.raises(OracleError, match=f"^{MODEL} answered the statement call with 100,030 "
                                           f"bytes, more than the 65,536 an answer may hold"):
         o.generate(ask())
     assert o.calls == 0
