@@ -106,3 +106,17 @@ def handles_sigterm(proc: subprocess.Popen) -> bool:
         return False
     caught = next(int(x.split()[1], 16) for x in text.splitlines() if x.startswith("SigCgt:"))
     return bool(caught >> (signal.SIGTERM - 1) & 1)
+
+
+def signalled(proc: subprocess.Popen, *signals: int, limit: float) -> tuple[int, str]:
+    """Send `signals` in turn; the exit code and the standard error once the process ended,
+    within `limit` seconds (else it is killed, and the test fails saying so)."""
+    for s in signals:
+        proc.send_signal(s)
+    try:
+        _, err = proc.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError(f"the program did not stop within {limit}s of the signal") from None
+    return proc.returncode, err

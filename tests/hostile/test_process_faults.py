@@ -179,13 +179,7 @@ def _start(home: Path, *args: str) -> subprocess.Popen:
 
 def _stopped_by(proc: subprocess.Popen, sig: int) -> tuple[int, str]:
     """Send `sig`; the exit code and the program's own last line (Ray may say things first)."""
-    proc.send_signal(sig)
-    try:
-        _, err = proc.communicate(timeout=LIMIT)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        raise AssertionError(f"the program did not stop within {LIMIT}s of the signal") from None
+    _, err = process.signalled(proc, sig, limit=LIMIT)
     if "Traceback" in err or "SIGTERM received" in err:
         record("traceback")
     assert "Traceback" not in err and "SIGTERM received" not in err, err

@@ -56,15 +56,7 @@ def _grown(path: Path, size: int = 16_384):
 
 
 def _stop(proc: subprocess.Popen, sig: int, *more: int) -> tuple[int, str]:
-    for s in (sig, *more):
-        proc.send_signal(s)
-    try:
-        _, err = proc.communicate(timeout=LIMIT)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        raise AssertionError(f"the program did not stop within {LIMIT}s of the signal") from None
-    return proc.returncode, err
+    return process.signalled(proc, sig, *more, limit=LIMIT)
 
 
 def _one_line(code: int, err: str, sig: int) -> str:
