@@ -86,16 +86,14 @@ def sweep_cmd(spec: str, backend: str, workers: int | None, address: str | None,
     was = stopped.before(s)
     try:
         _sweep(s, plans, backend, replaying, workers, address, threads, fresh, accept_digest)
-    except (Interrupted, KeyboardInterrupt, SystemError) as e:
-        cut = interrupted_in(e)
+    except BaseException as e:
+        # Ray is gone by now, and every worker of the sweep with it
+        cut = interrupted_in(e) if isinstance(e, Interrupted | KeyboardInterrupt | SystemError) \
+            else None
         if cut is None:
-            stopped.scratch(s)
+            stopped.scratch(s)      # an error of its own: only the runs' scratch is left
             raise
-        # Ray is gone by now, and its workers with it: what is left is the finished runs
         raise Interrupted(cut.signum, left=stopped.left(s, was, replaying=replaying)) from None
-    except BaseException:
-        stopped.scratch(s)      # Ray is gone by now: no worker writes them again
-        raise
 
 
 def _sweep(s, plans, backend: str, replaying: bool, workers: int | None, address: str | None,

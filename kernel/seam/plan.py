@@ -27,7 +27,8 @@ FOLDED = 2
 
 def plan_schema(groups: int, members: int, shown: object = None,
                 anchors: object = None) -> bytes:
-    """The plan answer: at most `groups` groups, each an anchor and 1..`members` absorbed ids.
+    """The plan answer: at most `groups` groups, each an anchor and 1..`members` absorbed ids
+    (the request asks for at least FOLDED of them, where as many others were shown).
 
     Given `shown`, it is the request a night's ask sends: every id one of the ids shown (an
     `enum`) and a group's members distinct, and every anchor one of `anchors` where that is

@@ -72,8 +72,8 @@ def _naming(words: list[str], before: int, after: int, end: str,
 ASKED_OPENING = "(Why|Who)"
 # The statement answer's two keys, in the order the answer is written: a key the model
 # would write of itself is one token it picks, where a key it would not ("statement",
-# "drawn_from") it spells out a piece at a time under the grammar, at half a statement's
-# tokens. Written first, the numbers are chosen before the words, so the words are about
+# "drawn_from") it spells out a piece at a time under the grammar (11 of a statement's 45
+# tokens). Written first, the numbers are chosen before the words, so the words are about
 # the lines they cite.
 SAID = "answer"
 CITES = "numbers"
