@@ -263,8 +263,8 @@ def _rank_and_state(now: int, refl: Sequence[Reflection], rows: _Rows, seen: _Se
             s.prompt = render(st.template(STATEMENT), name=r.name, question=q,
                               memories=laws.collapse(x.memory for x in s.ranked))
             ids = [x.memory.id for x in s.ranked]
-            words = line_words(x.memory.text for x in s.ranked)
-            s.schema, s.check = drawn_schema(ids, words=words), drawn_schema(ids, request=False)
+            lines = {x.memory.id: x.memory.text for x in s.ranked}
+            s.schema, s.check = drawn_schema(ids, lines=lines), drawn_schema(ids, request=False)
             asks.append(calls.ask(st, "statement", s.prompt, s.schema, r.seed))
             r.statements.append(s)
     stated = [s for r in refl for s in r.statements]
@@ -278,23 +278,30 @@ def _judge_all(now: int, refl: Sequence[Reflection], rows: _Rows,
     accepted: list[tuple[Reflection, Statement]] = []
     for r in refl:
         for s in r.statements:
-            s.refused = _judge(now, s, rows.mine[r.villager], rows.gone[r.villager], st)
+            s.refused = _judge(now, s, rows.mine[r.villager], rows.gone[r.villager], st,
+                               recurs=rows.felt_retrieval)
             if s.refused is None:
                 accepted.append((r, s))
     return accepted
 
 
 def _judge(now: int, s: Statement, mine: tuple[laws.Memory, ...], gone: Mapping[int, str],
-           st: Settings) -> Refusal | None:
+           st: Settings, *, recurs: bool) -> Refusal | None:
     """One statement through the seam: its shape, its own words, its citations (reading the
-    stream as it stood when the round began). Its refusal, or None when it is accepted."""
+    stream as it stood when the round began). Its refusal, or None when it is accepted.
+
+    Where a thought can recur (`recurs`: felt retrieval), a statement that says again one of
+    its villager's thoughts the prompt showed is that thought recurring (EmoStack row 75: a
+    thought at cosine 0.90 or more to an earlier one, and the same words are at 1.0), and is
+    judged by recurrence after the seam; only a lived memory said back is a restatement."""
     try:
         drawn = shaped(s.said, s.check)
     except Refused as e:
         return Refusal("shaped", str(e))
     s.statement, s.cites = drawn[SAID], tuple(drawn[CITES])
     # Its own words first: a statement, and not a memory its prompt showed said back.
-    said_back = laws.judge_statement(s.statement, [x.memory for x in s.ranked])
+    said_back = laws.judge_statement(s.statement, [x.memory for x in s.ranked
+                                                   if not (recurs and x.memory.is_thought)])
     if said_back is not None:
         # The seam's verdict on it, as a refused citation's would be (depth unknown: 0).
         s.verdict = laws.Verdict(ok=False, check=said_back.check, reason=said_back.reason,

@@ -46,6 +46,12 @@ class Decoding:
     token), and are sent anyway: the two backends' own defaults differ (llama-cpp-python
     0.95 and 0.05, Ollama 0.9 and 0.0), so a run at a temperature above 0 would otherwise
     sample two ways. The defaults are llama-cpp-python's own, which was today's embedded run.
+
+    `fill` has the embedded backend write the text an answer's grammar forces (braces, keys,
+    the quote that opens a string) and the model choose only the rest
+    (`kernel.oracle.fill`). Ollama samples every token itself and is never sent it. A
+    recording names it only where it is on, so every recording made without it keeps its
+    options' bytes.
     """
 
     repeat_penalty: float = 1.0
@@ -53,6 +59,7 @@ class Decoding:
     top_k: int = 40
     top_p: float = 0.95
     min_p: float = 0.05
+    fill: bool = False
 
     def __post_init__(self) -> None:
         for name, low, high in (("repeat_penalty", 1.0, 10.0), ("top_p", 0.0, 1.0),
@@ -64,11 +71,17 @@ class Decoding:
                                        f"{name}={v!r}")
         _int("repeat_last_n", self.repeat_last_n, 0)
         _int("top_k", self.top_k, 0)
+        if not isinstance(self.fill, bool):
+            raise OracleUsageError(f"Expected fill to be true or false but got fill={self.fill!r}")
 
-    def options(self) -> dict[str, float | int]:
-        """The five values by the names a recording (and Ollama's options) gives them."""
+    def sampling(self) -> dict[str, float | int]:
+        """The five sampler values by the names a recording and Ollama's options give them."""
         return {"repeat_penalty": float(self.repeat_penalty), "repeat_last_n": self.repeat_last_n,
                 "top_k": self.top_k, "top_p": float(self.top_p), "min_p": float(self.min_p)}
+
+    def options(self) -> dict[str, float | int | bool]:
+        """What a recording holds and a replay compares: the sampler's values, and `fill` where it is on."""
+        return {**self.sampling(), **({"fill": True} if self.fill else {})}
 
 
 @dataclass(frozen=True, slots=True)

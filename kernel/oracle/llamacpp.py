@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from kernel.errors import OracleError
+from kernel.oracle import fill
 from kernel.oracle.base import Ask, Oracle, Said, file_sha256
 from kernel.oracle.minilm import Composed
 
@@ -67,6 +68,8 @@ def _unload_all() -> None:
 
 atexit.register(_unload_all)
 _GRAMMARS: dict[bytes, Any] = {}
+_GBNF: dict[tuple[bytes, bool], str] = {}
+_FILLERS: dict[tuple[Any, ...], fill.Filler] = {}
 
 _LOOSE_CHAR = 'char ::= [^"\\\\]'
 _JSON_CHAR = 'char ::= [^"\\\\\\x7F\\x00-\\x1F]'
@@ -127,14 +130,21 @@ def _no_repacking(llama_cpp: Any):
         low.llama_model_default_params = default
 
 
+def json_gbnf(schema: bytes, *, compact: bool = False) -> str:
+    """The GBNF text for `schema`, whose strings are JSON strings; `compact`, with no optional space."""
+    key = (schema, compact)
+    if key not in _GBNF:
+        _llama_cpp()
+        from llama_cpp.llama_grammar import json_schema_to_gbnf
+        gbnf = json_schema_to_gbnf(schema.decode("utf-8")).replace(_LOOSE_CHAR, _JSON_CHAR)
+        _GBNF[key] = fill.compact(gbnf) if compact else gbnf
+    return _GBNF[key]
+
+
 def json_grammar(schema: bytes) -> Any:
     """A llama.cpp grammar for `schema`, whose strings are JSON strings."""
     if schema not in _GRAMMARS:
-        llama_cpp = _llama_cpp()
-        from llama_cpp.llama_grammar import json_schema_to_gbnf
-        gbnf = json_schema_to_gbnf(schema.decode("utf-8"))
-        gbnf = gbnf.replace(_LOOSE_CHAR, _JSON_CHAR)
-        _GRAMMARS[schema] = llama_cpp.LlamaGrammar.from_string(gbnf, verbose=False)
+        _GRAMMARS[schema] = _llama_cpp().LlamaGrammar.from_string(json_gbnf(schema), verbose=False)
     return _GRAMMARS[schema]
 
 
@@ -211,6 +221,8 @@ class LlamaCppOracle(Oracle):
     def _generate(self, ask: Ask) -> Said:
         self._use(ask.model, "generate")
         llm, load_ns = self._load(embedding=False, n_ctx=ask.context)
+        if ask.decoding.fill and ask.schema is not None:
+            return self._filled(ask, llm, load_ns)
         kw: dict[str, Any] = {}
         if ask.schema is not None:
             kw["grammar"] = json_grammar(ask.schema)
@@ -236,6 +248,40 @@ class LlamaCppOracle(Oracle):
                     tokens_in=usage.get("prompt_tokens", 0),
                     tokens_out=usage.get("completion_tokens", 0),
                     took_ns=took + load_ns, load_ns=load_ns, model=ask.model, digest=self.sha256)
+
+    def filler(self, llm: Any) -> fill.Filler:
+        """The loaded model's byte tokens, for finding what a grammar forces (cached with the model)."""
+        key = (str(self.path), self.sha256, id(llm))
+        with _LOCK:
+            if key not in _FILLERS:
+                try:
+                    _FILLERS[key] = fill.Filler(_llama_cpp(), llm)
+                except ValueError as e:
+                    raise OracleError(f"the embedded backend cannot fill forced text with "
+                                      f"{self.path.name}: {e}; set decoding.fill false") from None
+            return _FILLERS[key]
+
+    def _filled(self, ask: Ask, llm: Any, load_ns: int) -> Said:
+        """An answer whose forced text the backend writes (`decoding.fill`)."""
+        filler = self.filler(llm)
+        gbnf = json_gbnf(ask.schema, compact=True)
+        d = ask.decoding
+        start = time.perf_counter_ns()
+        with _LOCK:
+            try:
+                f = filler.decode(ask.prompt_text, gbnf, limit=ask.limit, seed=ask.seed,
+                                  temperature=float(ask.temperature),
+                                  repeat_penalty=float(d.repeat_penalty),
+                                  repeat_last_n=d.repeat_last_n, top_k=d.top_k,
+                                  top_p=float(d.top_p), min_p=float(d.min_p))
+            except ValueError as e:
+                raise OracleError(f"llama.cpp could not answer the {ask.purpose} call to "
+                                  f"{ask.model}: {e}") from None
+        took = time.perf_counter_ns() - start
+        # A filled token is read as the prompt's are: it is counted in, never out.
+        return Said(text=f.text, done_reason=f.done_reason, tokens_in=f.prompt_tokens + f.filled,
+                    tokens_out=f.chosen, took_ns=took + load_ns, load_ns=load_ns,
+                    model=ask.model, digest=self.sha256)
 
     def _embed(self, model: str, texts: list[str], purpose: str) -> tuple[np.ndarray, int, int]:
         self._use(model, "embed")

@@ -3,7 +3,8 @@
 This module owns the wire to Ollama: every request carries temperature, seed,
 num_predict, num_ctx and the ask's decoding (repeat_penalty, repeat_last_n,
 top_k, top_p, min_p: the server's defaults of 0.8, a random seed, a penalty
-of 1.1 and a context of its choosing would make an answer depend on the server), the
+of 1.1 and a context of its choosing would make an answer depend on the server;
+never `fill`, which is the embedded backend's: Ollama samples every token), the
 schema in `format` exactly as the caller gave it and no `format` key at all
 when there is none, and a client timeout (the client's default is none). A
 model is used only at the digest configs/models.json pins, read from the
@@ -265,7 +266,7 @@ class OllamaOracle(Oracle):
             "stream": False,
             "options": {"temperature": float(ask.temperature), "seed": ask.seed,
                         "num_predict": ask.limit, "num_ctx": ask.context,
-                        **ask.decoding.options()},
+                        **ask.decoding.sampling()},
         }
         if ask.schema is not None:
             # The client takes a dict; parsed from the caller's bytes and sent

@@ -103,9 +103,11 @@ class ReplayOracle(Oracle):
             self._differs(i, ask.purpose, "schema", _text(ask.schema), rec["schema"])
         # A recording from before the decoding options holds none of them: it was decoded
         # by each backend's own defaults, which is not this ask, and it says so.
-        for k, v in exemplar.options(ask).items():
-            if rec["options"].get(k) != v:
-                self._differs(i, ask.purpose, k, v, rec["options"].get(k))
+        # A key either side holds is compared: `fill` is written only where it is on.
+        here = exemplar.options(ask)
+        for k in [*here, *(k for k in rec["options"] if k not in here)]:
+            if rec["options"].get(k) != here.get(k):
+                self._differs(i, ask.purpose, k, here.get(k), rec["options"].get(k))
         self.matched += 1
         return exemplar.said(rec)
 

@@ -24,11 +24,17 @@ NIGHT = "night-plan.tmpl"
 # small model left to itself names one pair a night. The seam's check still takes one.
 FOLDED = 2
 
+# How many groups a request asks for, where as many rows can anchor one: a night is asked only
+# where one can, and a small model whose plan's fixed text is filled for it closes an empty
+# list at once (`{"groups":[]}`). The seam's check still takes none.
+GATHERED = 2
+
 
 def plan_schema(groups: int, members: int, shown: object = None,
                 anchors: object = None) -> bytes:
     """The plan answer: at most `groups` groups, each an anchor and 1..`members` absorbed ids
-    (the request asks for at least FOLDED of them, where as many others were shown).
+    (the request asks for at least GATHERED groups where as many anchors were given, and at
+    least FOLDED ids a group, where as many others were shown).
 
     Given `shown`, it is the request a night's ask sends: every id one of the ids shown (an
     `enum`) and a group's members distinct, and every anchor one of `anchors` where that is
@@ -44,16 +50,17 @@ def plan_schema(groups: int, members: int, shown: object = None,
     ids = ids_of(shown, "a night's plan call")
     held = ids if anchors is None else ids_of(anchors, "a night's plan call's anchors")
     return _plan(groups, members, {"type": "integer", "enum": ids}, {"uniqueItems": True},
-                 {"type": "integer", "enum": held}, fewest=min(FOLDED, members, len(ids) - 1))
+                 {"type": "integer", "enum": held}, fewest=min(FOLDED, members, len(ids) - 1),
+                 least=min(GATHERED, groups, len(held)))
 
 
 def _plan(groups: int, members: int, an_id: dict, unique: dict,
-          anchor: dict | None = None, fewest: int = 1) -> bytes:
+          anchor: dict | None = None, fewest: int = 1, least: int = 0) -> bytes:
     return _bytes({
         "type": "object",
         "properties": {
             "groups": {
-                "type": "array", "maxItems": groups,
+                "type": "array", "maxItems": groups, **({"minItems": least} if least else {}),
                 "items": {
                     "type": "object",
                     "properties": {

@@ -14,6 +14,7 @@ laws').
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from kernel.seam.errors import SeamError
@@ -70,6 +71,10 @@ def _naming(words: list[str], before: int, after: int, end: str,
 # How a question opens: asking why, or who, of what happened, where a small model left to
 # itself asks how many or how much, which no line's words can answer.
 ASKED_OPENING = "(Why|Who)"
+# How a statement opens: with any capitalised word but one of a question's (What, Why, Who,
+# When, Which: every word opening "Wh"), where a small model whose answer's first quote is
+# written for it says its question back ("Why did Ysolde go out of sight").
+STATED_OPENING = "([A-VX-Z][a-z]{0,10}|W[a-gi-z][a-z]{0,9})"
 # The statement answer's two keys, in the order the answer is written: a key the model
 # would write of itself is one token it picks, where a key it would not ("statement",
 # "drawn_from") it spells out a piece at a time under the grammar (11 of a statement's 45
@@ -127,7 +132,7 @@ def ids_of(shown: object, what: str) -> list[int]:
 
 
 def drawn_schema(shown: object, most: int = CITED, *, request: bool = True,
-                 words: object = ()) -> bytes:
+                 words: object = (), lines: Mapping[int, str] | None = None) -> bytes:
     """The statement answer of one ask: a statement of at most STATED_CHARS, drawn from 1 to
     `most` ids (at most as many as were shown).
 
@@ -137,7 +142,13 @@ def drawn_schema(shown: object, most: int = CITED, *, request: bool = True,
     shown). As the seam's check (`request=False`) the same shape without the `enum`
     or the pattern: which ids a statement may cite is
     the laws' rule (`laws.cite`: exists, belongs, no later, once), judged after the shape, so
-    a server that ignores the request gets each of those refusals by its own name."""
+    a server that ignores the request gets each of those refusals by its own name.
+
+    Given `lines` (each shown id's line), the request ties a statement's words to what it
+    cites: one branch (`anyOf`) for each first id and count, the first id fixed
+    (`prefixItems`), the statement naming a word of that id's line (`line_words`). A model
+    that picked its numbers first then writes about the line it picked first, where with
+    the words of every line shown it names any of them."""
     if not isinstance(most, int) or isinstance(most, bool) or most < 1:
         raise SeamError(f"Expected a count of citations >= 1 but got most={most!r}")
     ids = ids_of(shown, "a statement call")
@@ -146,16 +157,32 @@ def drawn_schema(shown: object, most: int = CITED, *, request: bool = True,
                                  "maxLength": STATED_CHARS}
     if request:
         named = list(words) if not isinstance(words, str) else [words]
-        statement["pattern"] = _naming(named, 3, 5, "[.!]?") if named else STATED_PATTERN
-    return _bytes({
-        "type": "object",
-        "properties": {
-            CITES: {"type": "array", "items": an_id, "minItems": 1, "maxItems": min(most, len(ids))},
-            SAID: statement,
-        },
-        "required": [CITES, SAID],
-        "additionalProperties": False,
-    })
+        statement["pattern"] = (_naming(named, 3, 5, "[.!]?", first=STATED_OPENING) if named
+                                else STATED_PATTERN)
+    if request and lines is not None:
+        return _bytes({"anyOf": [_drawn(numbers, {**statement, "pattern": pattern})
+                                 for numbers, pattern in _tied(ids, min(most, len(ids)), lines)]})
+    return _bytes(_drawn({"type": "array", "items": an_id, "minItems": 1,
+                          "maxItems": min(most, len(ids))}, statement))
+
+
+def _drawn(numbers: dict[str, Any], statement: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": {CITES: numbers, SAID: statement},
+            "required": [CITES, SAID], "additionalProperties": False}
+
+
+def _tied(ids: list[int], most: int, lines: Mapping[int, str]):
+    """Each (numbers, pattern) branch of a tied request: a first id, then 0 to most-1 others."""
+    for first in ids:
+        if first not in lines:
+            raise SeamError(f"Expected the line of every shown id but got none for {first}")
+        named = line_words([lines[first]])
+        pattern = (_naming(named, 3, 5, "[.!]?", first=STATED_OPENING) if named
+                   else STATED_PATTERN)
+        others = {"type": "integer", "enum": [i for i in ids if i != first]}
+        for n in range(1, most + 1):
+            yield ({"type": "array", "prefixItems": [{"const": first}] + [others] * (n - 1),
+                    "items": False}, pattern)
 
 
 DRAWN_SCHEMA: bytes = _bytes({

@@ -265,6 +265,19 @@ def test_a_statement_said_again_recurs_as_the_earlier_thought_and_ids_stay_dense
     assert sum(len(t) for t in said) == accepted and len(said) <= 3
 
 
+def test_a_statement_saying_a_shown_thought_again_is_that_thought_recurring_not_a_restatement(
+        tmp_path):
+    def same(ask, ids):
+        return json.dumps({"answer": "The day felt full of food", "numbers": ids[:1]})
+
+    sc, oracle, report, path, _ = run(tmp_path, answers=lambda a: answer(a, statement=same))
+    shown = [s for r in report.rounds for x in r.reflections for s in x.statements
+             if b"you thought: The day felt full of food" in s.prompt.bytes]
+    assert shown, "the test needs a statement whose prompt showed the thought"
+    assert all(s.refused is None and s.recurred is not None for s in shown)
+    assert not [e for _, e in events_of(path, ev.Refusal) if e.check == "restates"]
+
+
 def test_a_citation_of_a_forgotten_or_absorbed_row_is_refused_with_when(tmp_path):
     sc, _, report, path, _ = run(tmp_path / "first")
     forgotten = {e.id: (t, e.villager) for t, e in events_of(path, ev.Forgotten) if t == 399}

@@ -238,3 +238,46 @@ def test_a_night_offers_as_anchors_the_rows_at_the_minimum_with_a_fellow_no_stro
     assert night._anchors(streams[1], book) == [1, 3]
     book, streams = _night_book({1: 600, 2: 700})
     assert night._anchors(streams[1], book) == [2]      # 1 could take in nothing: 2 is stronger
+
+
+LINES = {14: "Ander came into sight, 2.2 cells off", 89: "went from 9,3 to 9,2",
+         35: "Mose took 7 parcels out of Halla's hands, 3.5 grams"}
+
+
+def test_a_tied_request_asks_that_a_statement_name_a_word_of_the_first_line_it_cites():
+    v = jsonschema.Draft202012Validator(json.loads(drawn_schema(list(LINES), lines=LINES)))
+    assert v.is_valid({"numbers": [14, 89], "answer": "I was glad Ander came."})
+    assert v.is_valid({"numbers": [35], "answer": "Poor Mose was hungry."})
+    # the words of another line cited later are not the first line's
+    assert not v.is_valid({"numbers": [35, 14], "answer": "I was glad Ander came."})
+    # a line with no word to name asks only for words
+    assert v.is_valid({"numbers": [89, 14], "answer": "The walk was long"})
+    # the ids are still the shown ones, one to three, the first never again
+    assert not v.is_valid({"numbers": [14, 99], "answer": "I was glad Ander came."})
+    assert not v.is_valid({"numbers": [14, 14], "answer": "I was glad Ander came."})
+    assert not v.is_valid({"numbers": [14, 89, 35, 89], "answer": "I was glad Ander came."})
+    # the seam's check is the same shape with no ids or words asked for
+    check = jsonschema.Draft202012Validator(json.loads(drawn_schema(list(LINES), request=False)))
+    assert check.is_valid({"numbers": [35, 14], "answer": "I was glad Ander came."})
+
+
+def test_a_tied_request_needs_the_line_of_every_id_it_shows():
+    with pytest.raises(SeamError, match="none for 7"):
+        drawn_schema([14, 7], lines={14: "Ander came into sight"})
+
+
+@pytest.mark.parametrize("opening", ["Why", "Who", "What", "When", "Which"])
+def test_a_statement_a_request_asks_for_does_not_open_as_a_question_does(opening):
+    for schema in (drawn_schema([4], words=["Suvi"]), drawn_schema([4], lines={4: "Suvi left"})):
+        v = jsonschema.Draft202012Validator(json.loads(schema))
+        assert v.is_valid({"numbers": [4], "answer": "Wanda saw Suvi leave."})
+        assert not v.is_valid({"numbers": [4], "answer": f"{opening} did Suvi leave"})
+
+
+def test_a_night_asks_for_two_groups_where_two_shown_rows_can_anchor_one_and_checks_for_none():
+    def least(anchors, groups=3):
+        ask = json.loads(plan_schema(groups, 3, [10, 12, 15], anchors))
+        return ask["properties"]["groups"].get("minItems", 0)
+    assert least([10, 12]) == 2 and least([12]) == 1 and least([10, 12], groups=1) == 1
+    check = jsonschema.Draft202012Validator(json.loads(plan_schema(3, 3)))
+    assert check.is_valid({"groups": []})

@@ -111,9 +111,34 @@ def test_a_recording_holds_the_decoding_and_a_replay_under_another_stops_naming_
         other.generate(ask(Decoding()))
 
 
+def test_ollama_is_never_sent_fill_since_it_samples_every_token_itself(fake):
+    fake.script["/api/generate"] = [fake.answer(GOOD)]
+    filled = Decoding(repeat_penalty=1.3, repeat_last_n=96, top_k=20, top_p=0.8, min_p=0.1,
+                      fill=True)
+    OllamaOracle(host=fake.host, models={MODEL: (NAME, DIGEST)}, timeout=5.0,
+                 sleep=lambda s: None).generate(ask(filled))
+    (body,) = fake.bodies("/api/generate")
+    assert "fill" not in body["options"]
+    assert {k: body["options"][k] for k in TUNED.sampling()} == TUNED.sampling()
+
+
+def test_a_recording_names_fill_only_where_it_is_on_and_a_replay_without_it_stops_naming_it():
+    said = Said(text=GOOD, done_reason="stop", tokens_in=9, tokens_out=5, took_ns=1, load_ns=0,
+                model=MODEL, digest=DIGEST)
+    assert "fill" not in ex.generate_record(ask(), said, "scripted")["options"]
+    filled = Decoding(repeat_penalty=1.3, repeat_last_n=96, top_k=20, top_p=0.8, min_p=0.1,
+                      fill=True)
+    rec = ex.generate_record(ask(filled), said, "scripted")
+    assert rec["options"]["fill"] is True
+    doc = json.loads(json.dumps(ex.document("scripted", [rec])))
+    assert ReplayOracle(doc).generate(ask(filled)).text == GOOD
+    with pytest.raises(ReplayMismatch, match="fill"):
+        ReplayOracle(json.loads(json.dumps(doc))).generate(ask())
+
+
 @pytest.mark.parametrize("kw", [{"repeat_penalty": 0.9}, {"repeat_penalty": True},
                                 {"repeat_last_n": -1}, {"top_p": 1.5}, {"min_p": float("nan")},
-                                {"top_k": 2.0}])
+                                {"top_k": 2.0}, {"fill": 1}, {"fill": "yes"}])
 def test_a_decoding_out_of_range_is_refused_naming_the_value(kw):
     name = next(iter(kw))
     with pytest.raises(OracleUsageError, match=f"{name}"):
