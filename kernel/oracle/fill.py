@@ -103,8 +103,8 @@ class Filler:
             if t in ends:
                 continue
             k = llama_cpp.llama_token_to_piece(self.vocab, t, buf, 64, 0, False)
-            if k == 1 and buf.raw[0] not in byte_token:
-                byte_token[buf.raw[0]] = t
+            if k == 1 and buf[0][0] not in byte_token:
+                byte_token[buf[0][0]] = t
         missing = set(range(256)) - set(byte_token) - _NEVER
         if missing:
             raise ValueError(f"the vocabulary has no single-byte token for bytes "

@@ -110,22 +110,24 @@ def test_chain_under_a_cap_the_recording_never_reached_replays_it_whole():
 
 
 def test_chain_under_a_cap_below_the_models_deepest_thought_refuses_it_for_depth():
-    # five-days-of-halla, recorded with the cap off, holds a thought at depth 2 in its last
-    # round (tick 9999): cap 1 refuses it, and no later call reads what it left out
+    # five-days-of-halla, recorded with the cap off, holds Halla's thought at depth 2 at tick
+    # 5999: cap 1 refuses it, and the round's next call (its statements' embedding) is then
+    # not the recording's
     res = invoke("reflect", "chain", "--cap", "1")
     assert res.exit_code == 0, res.output
     assert "replayed here under cap 1" in res.output
-    assert "9999  22 world  2 th   7 world  1 th   1 world  1 th     2  refused by depth: a thought " \
-           "at depth 2, and the cap is 1" in res.output
+    assert "the replay stopped at tick 5999, where the cap cut the chain" in res.output
+    assert "Halla's statement 1" in res.output and "(citing 132, 14)" in res.output
+    assert "a thought of depth 2, over the cap of 1" in res.output
     assert "accepted, at depth 2" not in res.output
-    assert "the cap refused 1 statement(s) for depth, and every call after was still the " \
-           "recorded one, so the replay ran to its end" in res.output
-    assert "5 steps replayed, 6 thoughts written, 1 refused for depth" in res.output
+    assert ("2 steps replayed whole before the stop, 4 thoughts written, 0 refused for depth "
+            "in them; the cut (1 statement refused for depth) is in the round the replay "
+            "stopped in, not among them") in res.output
 
 
 def test_a_replay_stopped_by_the_cap_says_it_stopped_at_the_cut_naming_the_thought_and_counts_depth_refusals_only_in_rounds_replayed():
-    # week-of-three, recorded with the cap at 2, holds Ander's thought at depth 2 at tick 3999:
-    # cap 1 refuses it there, and that round is the one the replay stops in
+    # week-of-three, recorded with the cap at 2, holds Ander's thoughts at depth 2 at tick 3999:
+    # cap 1 refuses them there, and that round is the one the replay stops in
     res = invoke("reflect", "chain", "week-of-three", "--cap", "1")
     assert res.exit_code == 0, res.output
     assert "the replay stopped at tick 3999, where the cap cut the chain" in res.output
@@ -133,15 +135,28 @@ def test_a_replay_stopped_by_the_cap_says_it_stopped_at_the_cut_naming_the_thoug
     assert "Ander's statement 1" in res.output and "(citing 134, 270)" in res.output
     assert "a thought of depth 2, over the cap of 1" in res.output
     assert ("1 step replayed whole before the stop, 6 thoughts written, 0 refused for depth "
-            "in them; the cut (1 statement refused for depth) is in the round the replay "
+            "in them; the cut (3 statements refused for depth) is in the round the replay "
             "stopped in, not among them") in res.output
 
 
 def test_a_replay_the_cap_never_cuts_counts_its_rounds_as_before():
     res = invoke("reflect", "chain", "--cap", "0")
     assert res.exit_code == 0, res.output
-    assert "5 steps replayed, 6 thoughts written, 0 refused for depth" in res.output
+    assert "5 steps replayed, 8 thoughts written, 0 refused for depth" in res.output
     assert "cut the chain" not in res.output and "stopped" not in res.output
+
+
+def test_a_cap_that_refused_for_depth_where_no_later_call_reads_it_says_the_replay_ran_to_its_end():
+    # No committed recording has such a cut now (a refusal changes the round's embedding of
+    # its statements), so the ending is rendered from the chain a replay would give.
+    from kernel.cli.reflect_cmd import _chain_end
+    from kernel.report.views import Chain
+    ch = Chain(recorded_cap=0, cap=1, steps=(), rounds=5, thoughts=6, refused_depth=1,
+               stopped_at=None, stopped=None, left=0, deepest=2)
+    assert _chain_end(ch, 1) == [
+        "  the cap refused 1 statement(s) for depth, and every call after was still the "
+        "recorded one, so the replay ran to its end",
+        "  5 steps replayed, 6 thoughts written, 1 refused for depth"]
 
 
 def test_an_unknown_villager_is_one_line():

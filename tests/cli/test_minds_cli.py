@@ -43,7 +43,7 @@ def test_the_minds_of_several_runs_end_in_one_line_a_run():
     assert r.exit_code == 0, r.output
     table = r.output.split("\nrun ", 1)[1].splitlines()
     assert table[2].split() == ["day-of-three", "0%", "0%", "0", "of", "3", "100%", "3", "of",
-                                "3", "8", "0.42", "1", "of", "6", "0.49"]
+                                "3", "10", "0.53", "0", "of", "6", "0.31"]
     assert table[3].split()[:3] == ["five-days-of-halla", "0%", "0%"]
 
 

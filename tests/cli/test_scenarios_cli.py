@@ -24,13 +24,13 @@ def test_the_table_is_counted_off_day_of_threes_replay():
     res = CliRunner().invoke(main, ["scenarios", "--markdown", "day-of-three", "village-day"])
     assert res.exit_code == 0, res.output
     # day-of-three as recorded: 12 generate and 2 embed calls; 3 questions calls, none refused;
-    # 6 statements, all accepted; 6 thoughts; 3 night plans, 4 groups accepted and 1 refused;
+    # 6 statements, all accepted; 6 thoughts; 3 night plans, 5 groups accepted and 1 refused;
     # 12 rows re-felt
     assert _row(res.output, "day-of-three") == [
         "day-of-three", "3", "2,000", "1", "3", "12 / 2", "3 (0)", "6 / 0", "6 (0)", "3 (0)",
-        "4 / 1", "12", "0", "505316106b98"]
+        "5 / 1", "12", "0", "8472a12d607a"]
     assert _row(res.output, "village-day")[4:6] == ["0", "-"]
-    assert "| day-of-three | night group | living | 1 |" in res.output
+    assert "| day-of-three | night group | claimed | 1 |" in res.output
 
 
 def test_the_text_table_has_aligned_columns_and_a_legend():

@@ -127,7 +127,7 @@ def test_the_header_digest_formulas_are_pinned():
         "thought": config.load("thought").digest,
     }
     assert sc.header_digest == sc.digest == config.digest({"world": sc.world.digest, **parts})
-    assert sc.digest == "28f6d36f2e33ccd3be4b4f044feaf40f9f7874d739ae30aa1be29414d3f676b5"
+    assert sc.digest == "2fcf1ae72e70b61d303c4b46dc1675bb350bf08b8d27454f86f416773678f8b5"
     # where and how fast a model runs is not in it; which model answers is
     other = config.thaw(config.load("models").value)
     other.update(timeout_s=5, keep_alive="1h")
