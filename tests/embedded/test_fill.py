@@ -15,10 +15,8 @@ from types import SimpleNamespace
 import jsonschema
 import pytest
 
-from kernel import config
-from kernel.errors import OracleError
 from kernel.laws.window import collapse
-from kernel.oracle import Ask, make
+from kernel.oracle import Ask
 from kernel.oracle.base import Decoding
 from kernel.oracle.llamacpp import json_gbnf, json_grammar
 from kernel.seam import asked_schema, drawn_schema, render
@@ -33,19 +31,6 @@ HALLA = collapse([SimpleNamespace(id=i, text=t) for i, t in (
     (35, "ate 50 mouthfuls on 9,3, 25.0 grams"))])
 TUNED = Decoding(repeat_penalty=1.2, repeat_last_n=32)
 FILLED = replace(TUNED, fill=True)
-
-
-@pytest.fixture(scope="module")
-def cfg():
-    return config.load("models")
-
-
-@pytest.fixture(scope="module")
-def oracle(cfg):
-    try:
-        return make("llamacpp", cfg)
-    except OracleError as e:
-        pytest.skip(str(e))
 
 
 def statement(cfg, decoding: Decoding, limit: int = 64) -> Ask:

@@ -17,7 +17,7 @@ import pytest
 
 from kernel import config
 from kernel.errors import OracleError, Refused
-from kernel.oracle import Ask, RecordingOracle, ReplayOracle, make
+from kernel.oracle import Ask, RecordingOracle, ReplayOracle
 from kernel.seam import DRAWN_SCHEMA, asked_schema, render, shaped
 
 pytestmark = pytest.mark.embedded
@@ -31,19 +31,6 @@ HALLA = [
     {"id": 84, "text": "went from 9,3 to 9,2"},
 ]
 LIMIT = 64  # enough to finish or to be cut off; small enough to keep the suite fast
-
-
-@pytest.fixture(scope="module")
-def cfg():
-    return config.load("models")
-
-
-@pytest.fixture(scope="module")
-def oracle(cfg):
-    try:
-        return make("llamacpp", cfg)
-    except OracleError as e:
-        pytest.skip(str(e))
 
 
 @pytest.fixture(scope="module")
