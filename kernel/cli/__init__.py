@@ -16,7 +16,8 @@ number (130, 143). Once one arrived, later ones are ignored: the command is
 already stopping. A command that writes a run's log says, through
 `writes_log`, how many whole ticks the log holds; a sweep says how many of
 its runs are done (`Interrupted.left`). A signal that lands in compiled code
-(Ray's) comes out as that code's SystemError; `interrupted_in` finds it.
+comes out as that code's error (Ray's SystemError, pydantic's SchemaError); whatever
+error a command ends with after the handler raised, it stopped for the signal.
 """
 
 from __future__ import annotations
@@ -62,10 +63,16 @@ from kernel.errors import Interrupted, VillageError  # noqa: E402
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
 
+_RAISED: list[Interrupted] = []
+"""The `Interrupted` the handler raised, if it did: the command is stopping for it, whatever
+error it comes out as."""
+
+
 def _interrupt(signum: int, frame) -> None:
     """While a command runs: stop it where it is; what it holds is let go on the way out."""
     _handle(_already_stopping)
-    raise Interrupted(signum)
+    _RAISED.append(Interrupted(signum))
+    raise _RAISED[-1]
 
 
 def _already_stopping(signum: int, frame) -> None:
@@ -142,6 +149,7 @@ class VillageGroup(click.Group):
     def main(self, *args, **kwargs):
         """Run the command line; SIGINT or SIGTERM stops it with one line and 128 + its number."""
         before = _handle(_interrupt)
+        _RAISED.clear()
         try:
             return super().main(*args, **kwargs)
         except Interrupted as e:
@@ -159,8 +167,11 @@ class VillageGroup(click.Group):
             raise click.ClickException(self.line(e)) from None
         except KeyboardInterrupt:   # one raised by other code than our handler: click would say "Aborted!"
             raise Interrupted(signal.SIGINT) from None
-        except SystemError as e:
-            cut = interrupted_in(e)
+        except Exception as e:
+            # A signal that lands in compiled code comes out as that code's error: a
+            # SystemError caused by it (Ray's wait), or one that lost it on the way (pydantic,
+            # building a model as the Ollama client is imported, says its schema is invalid).
+            cut = interrupted_in(e) or (_RAISED[0] if _RAISED else None)
             if cut is None:
                 raise
             raise cut from None

@@ -113,13 +113,29 @@ def _signals_held() -> Iterator[Callable[[], bool]]:
         return
     both = {signal.SIGINT, signal.SIGTERM}
     had = {s: signal.getsignal(s) for s in both}
+    # The block holds a signal back from this thread only; the kernel may give one to a
+    # thread started before it (a native pool's), and the handler then runs here, halfway
+    # through ray.init. So while the signals are held their handler only notes them, and
+    # ray.init's own SIGTERM handler, sys.exit(signum), is taken for the signal it is.
+    caught: list[int] = []
+    for s in both:
+        signal.signal(s, lambda signum, frame: caught.append(signum))
     signal.pthread_sigmask(signal.SIG_BLOCK, both)
     try:
-        yield lambda: bool(signal.sigpending() & both)
+        yield lambda: bool(caught) or bool(signal.sigpending() & both)
+    except SystemExit as e:
+        if e.code not in both:
+            raise
+        caught.append(e.code)
+        with contextlib.suppress(Exception):
+            ray().shutdown()        # Ray, stopped halfway, is let go of whole
     finally:
         for s, h in had.items():
             if h is not None:
                 signal.signal(s, h)
+        # A signal noted while held waits, blocked, for the program's own handler.
+        for s in dict.fromkeys(caught):
+            signal.pthread_kill(threading.main_thread().ident, s)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, both)
 
 
