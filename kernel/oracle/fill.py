@@ -38,7 +38,10 @@ Choices, and why:
   prompt rendered by the GGUF's chat template and tokenized as that function
   does; every filled token is accepted by the chain's grammar and penalty as
   a sampled one is. With nothing filled the loop gives that function's bytes
-  (a test holds it), so filling is the only difference.
+  (a test holds it), so filling is the only difference. The loop reads the
+  binding's own sampler chain, context and model (`_init_sampler`, `_ctx`,
+  `_model`, as of llama-cpp-python 0.3, pinned below 0.4 in pyproject.toml);
+  a release that changes them fails that test.
 - The limit counts every token of the answer, filled or chosen: it bounds the
   answer's length, whoever wrote it.
 """
