@@ -178,7 +178,7 @@ def _asks(rec: Mapping[str, Any]):
 
     o = rec["options"]
     schema = exemplar.schema_bytes(rec)
-    recorded = Decoding(**{k: o[k] for k in Decoding().options()})
+    recorded = Decoding.of(o)
     common = dict(purpose=rec["purpose"], model=rec["model"], prompt=exemplar.prompt_bytes(rec),
                   seed=o["seed"], temperature=o["temperature"], limit=o["limit"],
                   context=o["context"])

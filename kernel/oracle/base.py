@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,6 +82,11 @@ class Decoding:
     def options(self) -> dict[str, float | int | bool]:
         """What a recording holds and a replay compares: the sampler's values, and `fill` where it is on."""
         return {**self.sampling(), **({"fill": True} if self.fill else {})}
+
+    @classmethod
+    def of(cls, options: Mapping[str, object]) -> Decoding:
+        """The decoding a recording's options name (a value they leave out at its default)."""
+        return cls(**{k: options[k] for k in cls.__dataclass_fields__ if k in options})
 
 
 @dataclass(frozen=True, slots=True)

@@ -178,3 +178,15 @@ def test_each_setting_quotes_its_first_answer_that_degenerates_and_why():
                _r(bd.RECORDED, "statement", 20)]
     lines = bd.examples(results, n=30)
     assert lines == ['  before 22, a questions answer (limit): {"qs": ["What ' + "x" * 13 + "..."]
+
+
+def test_the_recorded_setting_asks_with_the_calls_own_decoding_fill_included():
+    from kernel.oracle import exemplar
+    from kernel.oracle.base import Ask, Decoding, Said
+    filled = Decoding(repeat_penalty=1.2, repeat_last_n=32, fill=True)
+    ask = Ask("statement", "m", b"Why?", _schema(answer={"type": "string"}), 7, 0.0, 64, 2048,
+              filled)
+    said = Said(text="{}", done_reason="stop", tokens_in=1, tokens_out=1, took_ns=1, load_ns=0,
+                model="m", digest="d")
+    asks = bd._asks(exemplar.generate_record(ask, said, "llamacpp"))
+    assert asks[bd.RECORDED].decoding == filled and asks[bd.BEFORE].decoding == Decoding()

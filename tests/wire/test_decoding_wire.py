@@ -143,3 +143,10 @@ def test_a_decoding_out_of_range_is_refused_naming_the_value(kw):
     name = next(iter(kw))
     with pytest.raises(OracleUsageError, match=f"{name}"):
         Decoding(**kw)
+
+
+def test_a_recordings_options_give_back_the_decoding_they_were_made_with():
+    filled = Decoding(repeat_penalty=1.3, repeat_last_n=96, top_k=20, top_p=0.8, min_p=0.1,
+                      fill=True)
+    for d in (TUNED, filled, Decoding()):
+        assert Decoding.of(ex.options(ask(d))) == d
