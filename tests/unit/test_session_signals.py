@@ -13,6 +13,15 @@ import pytest
 session = importlib.import_module("kernel.cluster.session")
 
 
+def _soon(what):
+    """`what()` once it is true, polled for up to two seconds (a signal is asynchronous)."""
+    for _ in range(200):
+        if got := what():
+            return got
+        time.sleep(0.01)
+    return what()
+
+
 @pytest.fixture
 def heard():
     got: list[int] = []
@@ -31,29 +40,17 @@ def test_a_signal_another_thread_is_given_while_held_is_noted_and_reaches_the_ha
     try:
         with session._signals_held() as pending:
             signal.pthread_kill(other.ident, signal.SIGTERM)
-            for _ in range(200):
-                if pending():
-                    break
-                time.sleep(0.01)
-            assert pending() and heard == []    # noted, not yet the program's
+            assert _soon(pending) and heard == []    # noted, not yet the program's
     finally:
         done.set()
         other.join(10)
-    for _ in range(200):
-        if heard:
-            break
-        time.sleep(0.01)
-    assert heard == [signal.SIGTERM]
+    assert _soon(lambda: heard) == [signal.SIGTERM]
 
 
 def test_ray_inits_own_exit_for_a_signal_is_taken_for_that_signal_not_an_exit(heard):
     with session._signals_held():
         raise SystemExit(signal.SIGTERM)    # what ray.init's handler does with it
-    for _ in range(200):
-        if heard:
-            break
-        time.sleep(0.01)
-    assert heard == [signal.SIGTERM]
+    assert _soon(lambda: heard) == [signal.SIGTERM]
 
 
 def test_an_exit_that_is_no_signals_goes_on_as_an_exit(heard):
