@@ -52,6 +52,13 @@ def _loosen(node: Any, purpose: str) -> Any:
         return [_loosen(x, purpose) for x in node]
     if not isinstance(node, dict):
         return node
+    if "anyOf" in node and node["anyOf"]:
+        # A request tied by branches (a statement's first id and count) was one shape before.
+        return _loosen(node["anyOf"][0], purpose)
+    if "prefixItems" in node:
+        # A list of fixed places (a first id, then others) was a list of any integers.
+        node = {"type": "array", "items": {"type": "integer"}, "minItems": 1,
+                "maxItems": len(node["prefixItems"])}
     out = {}
     for k, v in node.items():
         if k in DROPPED:

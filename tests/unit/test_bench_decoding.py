@@ -190,3 +190,13 @@ def test_the_recorded_setting_asks_with_the_calls_own_decoding_fill_included():
                 model="m", digest="d")
     asks = bd._asks(exemplar.generate_record(ask, said, "llamacpp"))
     assert asks[bd.RECORDED].decoding == filled and asks[bd.BEFORE].decoding == Decoding()
+
+
+def test_a_tied_statement_request_loosens_to_the_one_shape_it_had_before():
+    from kernel.seam import drawn_schema
+    tied = drawn_schema([4, 7, 9], lines={4: "Suvi left", 7: "ate 2 mouthfuls", 9: "Orla came"})
+    got = json.loads(bd.loosened(tied, "statement"))
+    assert "anyOf" not in got and not _words(got) & {"enum", "pattern", "const", "prefixItems"}
+    assert got["properties"]["numbers"] == {"type": "array", "items": {"type": "integer"},
+                                            "minItems": 1, "maxItems": 16}
+    assert got["properties"]["answer"]["maxLength"] == 240
