@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import sys
 import time
@@ -153,9 +154,15 @@ def _own_spec(folder: Path, spec: sspec.Spec) -> None:
         raise ClusterError(f"cannot write the sweep folder {folder}: {e.strerror or e}") from None
 
 
+_THIS_SWEEP = secrets.token_hex(4)
+"""This process's mark on its sweeps' names: two sweeps of one spec at once, from two projects
+or two terminals, each make and take away their own scratch folders, never the other's."""
+
+
 def key_of(spec: sspec.Spec, *, replaying: bool = False) -> str:
-    """The sweep's name for Ray and for its runs' scratch folders (`task.scratch_root`)."""
-    return f"{spec.name}-{spec.digest[:12]}" + ("-replay" if replaying else "")
+    """The sweep's name for Ray and for its runs' scratch folders (`task.scratch_root`): the
+    spec's name and digest, and this process's mark."""
+    return f"{spec.name}-{spec.digest[:12]}-{_THIS_SWEEP}" + ("-replay" if replaying else "")
 
 
 def run(spec: sspec.Spec, *, backend: str = "llamacpp", threads: int | None = 1,

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from kernel import config, sweep
 from kernel.cli import main
 from kernel.engine import scenario as msc
+from kernel.sweep.runner import key_of
 from kernel.sweep.task import scratch_root
 
 pytestmark = pytest.mark.cluster
@@ -105,7 +106,7 @@ def test_a_worker_killed_mid_run_is_run_again_from_the_start_to_the_same_head(ma
     assert _heads(k.rows) == _heads(o.rows)
     assert sum(1 for r, _ in starts if r == victim) >= 2, "the killed run was made again"
     assert sorted(p.name for p in (s.out / "runs").iterdir()) == sorted(_heads(o.rows))
-    assert not scratch_root(f"{s.name}-{s.digest[:12]}").exists(), "no part of a log is left"
+    assert not scratch_root(key_of(s)).exists(), "no part of a log is left"
 
 
 def test_a_run_that_fails_for_its_own_reason_is_a_row_and_the_sweep_goes_on(ray_local, tmp_path):

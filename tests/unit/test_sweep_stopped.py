@@ -81,3 +81,14 @@ def test_a_stopped_replay_has_written_nothing_until_its_table_is_in(spec):
     assert stopped.left(spec, was, replaying=True) is None
     (spec.out / sweep.TABLE).write_bytes(b"a table")
     assert stopped.left(spec, was, replaying=True) == f"the replays are written, in {spec.out / sweep.TABLE}"
+
+
+def test_two_sweeps_of_one_spec_at_once_have_their_own_scratch_folders(spec):
+    import subprocess
+    import sys
+    other = subprocess.run([sys.executable, "-c", "from kernel.sweep import runner; "
+                            "print(runner._THIS_SWEEP)"], capture_output=True, text=True,
+                           check=True).stdout.strip()
+    mine = key_of(spec)
+    assert mine.startswith(f"{spec.name}-{spec.digest[:12]}-") and not mine.endswith(other)
+    assert key_of(spec, replaying=True) == f"{mine}-replay"
