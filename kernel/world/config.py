@@ -17,6 +17,7 @@ from typing import Any
 from kernel import config as configs
 from kernel.calendar import Calendar
 from kernel.errors import ConfigError
+from kernel.laws.attractor import slugify
 
 SIGHT_MOST = 64
 """How many others a villager keeps in sight at most where the config does not say
@@ -26,14 +27,32 @@ committed world has anyone with more than 8 in sight, so none of them changes by
 
 
 @dataclass(frozen=True, slots=True)
+class Temperament:
+    """How a villager bends what it feels as a row is born (EmoStack row 60), in thousandths:
+    a valence bias in logit space (0 neutral) and an intensity amplification (1000 neutral).
+    The world never reads it; the felt laws do."""
+
+    valence_bias: int = 0
+    intensity_amplification: int = 1000
+
+    @property
+    def neutral(self) -> bool:
+        return self.valence_bias == 0 and self.intensity_amplification == 1000
+
+
+@dataclass(frozen=True, slots=True)
 class Person:
-    """One villager as the config founds it."""
+    """One villager as the config founds it: where it starts, and the standing interests
+    (attractor basins, by label) and temperament the mind gives it. The world step reads
+    neither of the last two."""
 
     id: int
     name: str
     founded: int
     x: int
     y: int
+    basins: tuple[str, ...] = ()
+    temperament: Temperament = Temperament()
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +116,29 @@ def _cells(value: float | int) -> int:
     return int(round(value * 1000))
 
 
+def _thousandths(value: float | int) -> int:
+    return int(round(value * 1000))
+
+
+def _basins(source: str, i: int, name: str, labels: list) -> tuple[str, ...]:
+    # a basin's key is its label's slug: two labels of one slug are one basin
+    seen: dict[str, str] = {}
+    for label in labels:
+        slug = slugify(label)
+        if slug in seen:
+            raise ConfigError(f"{source}: villagers[{i}] ({name}) has the basins {seen[slug]!r} "
+                              f"and {label!r}, which are one basin ({slug!r})")
+        seen[slug] = label
+    return tuple(labels)
+
+
+def _temperament(v: Any) -> Temperament:
+    if v is None:
+        return Temperament()
+    return Temperament(valence_bias=_thousandths(v["valence_bias"]),
+                       intensity_amplification=_thousandths(v["intensity_amplification"]))
+
+
 def _range(where: str, r: Any) -> tuple[int, int]:
     lo, hi = int(r["min"]), int(r["max"])
     if lo > hi:
@@ -113,7 +155,9 @@ def from_value(value: Any, *, digest: str, source: str = "world config") -> Worl
     names: set[str] = set()
     for i, v in enumerate(value["villagers"]):
         p = Person(id=int(v["id"]), name=str(v["name"]), founded=int(v["founded"]),
-                   x=int(v["x"]), y=int(v["y"]))
+                   x=int(v["x"]), y=int(v["y"]),
+                   basins=_basins(source, i, str(v["name"]), list(v.get("basins", ()))),
+                   temperament=_temperament(v.get("temperament")))
         if p.id in ids:
             raise ConfigError(f"{source}: villagers[{i}] has id {p.id}, which an earlier villager has")
         if p.name in names:
