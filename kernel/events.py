@@ -267,10 +267,77 @@ class Absorbed(Event):
     stored: int
 
 
+# --- standing interests and plans: what the night's checked calls settled ------------
+
+
+@dataclass(frozen=True, slots=True)
+class BasinsSeeded(Event):
+    """A villager founded at this tick holds the world config's basins for it, by label, each
+    at the attractor's seed weight (the labels in the config's order)."""
+
+    kind: ClassVar[str] = "basins_seeded"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
+    villager: int
+    labels: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BasinsMoved(Event):
+    """A night's accepted attractor update, under `rule` ("current" or "single"): each of
+    `basins` (slugs) moved by its delta in `deltas` (thousandths, already clamped), with the
+    keywords `added` and `removed` (one list per basin); `born` a new basin's label ("" for
+    none) with `born_keywords`; connections `linked_from[i]` to `linked_to[i]`; the emerging
+    patterns carried; whether the phase shifted. Every basin not listed relaxed."""
+
+    kind: ClassVar[str] = "basins_moved"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
+    villager: int
+    rule: str
+    basins: tuple[str, ...]
+    deltas: tuple[int, ...]
+    added: tuple[tuple[str, ...], ...]
+    removed: tuple[tuple[str, ...], ...]
+    born: str
+    born_keywords: tuple[str, ...]
+    linked_from: tuple[str, ...]
+    linked_to: tuple[str, ...]
+    emerging: tuple[str, ...]
+    phase_shift: bool
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordsConsolidated(Event):
+    """Basin `basin`'s keywords, due after their cap hits, rewritten as `keywords` (fewer)."""
+
+    kind: ClassVar[str] = "keywords_consolidated"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
+    villager: int
+    basin: str
+    keywords: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Intended(Event):
+    """One accepted intention of a villager's plan for day `day` (the plan's `index`-th):
+    `act` one of seek, avoid, share, forage, home; `whom` the villager it names (seek, avoid,
+    share), `x`, `y` the cell it names (forage); None where the act names neither."""
+
+    kind: ClassVar[str] = "intended"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("villager", "whom")
+    villager: int
+    day: int
+    index: int
+    act: str
+    whom: int | None
+    x: int | None
+    y: int | None
+
+
 KINDS: dict[str, type[Event]] = {
     c.kind: c
     for c in (Founded, Walked, Ate, Gathered, Begged, Gave, Took, CameIntoSight, WentOutOfSight,
-              Answered, Refusal, Thought, Refelt, Recurred, Forgotten, Absorbed)
+              Answered, Refusal, Thought, Refelt, Recurred, Forgotten, Absorbed, BasinsSeeded,
+              BasinsMoved, KeywordsConsolidated, Intended)
 }
 
 

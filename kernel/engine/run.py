@@ -36,6 +36,8 @@ from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
 from kernel.laws.memory import Memory
 from kernel.log import LogWriter
+from kernel.mind.basins import BasinBook, BasinsNight, basins_round, seeded, view
+from kernel.mind.intend import IntentBook, Plans, plan_round
 from kernel.mind.night import Night, night_of, night_round
 from kernel.mind.reflect import Due, Round, reflect_round
 from kernel.mind.settings import NightSettings, Settings
@@ -50,14 +52,17 @@ class TickState:
     seen: tuple[Memory, ...] = ()       # the rows the world's events give, before the mind's
     round: Round | None = None
     night: Night | None = None
+    basins: BasinsNight | None = None
+    plans: Plans | None = None
 
 
 Phase = Callable[["Engine", TickState, Sequence[ev.Event]], Sequence[ev.Event]]
 
 
 def world_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
-    """The world steps: every villager acts by the seeded policy."""
-    en.world, events = step(en.world, ts.tick)
+    """The world steps: every villager acts by the seeded policy, choosing by the day's
+    intentions where the thought settings carry plans out."""
+    en.world, events = step(en.world, ts.tick, en.intentions(ts.tick))
     return events
 
 
@@ -79,8 +84,11 @@ def reflect_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequ
     # the due villagers' felt state as the round begins: this tick's rows born, nothing re-felt
     felt = (en.felt.scratch([d.villager for d in due], ts.tick, ts.seen)
             if en.felt is not None else None)
+    interests = ({d.villager: view(en.basins.of(d.villager), en.settings) for d in due}
+                 if en.basins is not None else None)
     ts.round = reflect_round(ts.tick, due, streams, en.vectors.by_id, en.oracle, en.settings,
-                             next_id=en.memory.next_id + len(ts.seen), felt=felt)
+                             next_id=en.memory.next_id + len(ts.seen), felt=felt,
+                             interests=interests)
     return ts.round.events
 
 
@@ -99,9 +107,45 @@ def night_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequen
     return ts.night.events
 
 
+def basins_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
+    """Where the thought settings have an attractor block: each villager who reflects and is
+    founded at this tick is seeded with its world config's basins; at a night, after
+    consolidation, each one holding basins has its update (kernel.mind.basins)."""
+    if en.basins is None:
+        return ()
+    events = seeded(so_far, en.seeds)
+    who = en.nightly(ts.tick)
+    if not who:
+        return events
+    states = en.basins.after(events)
+    rows = en.memory.preview(ts.tick, so_far)
+    streams = {d.villager: en.memory.of(d.villager)
+               + tuple(m for m in rows if m.villager == d.villager) for d in who}
+    ts.basins = basins_round(ts.tick, who, streams, states, en.oracle, en.settings,
+                             en.scenario.world.ticks_per_day)
+    return (*events, *ts.basins.events)
+
+
+def plan_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
+    """Where the thought settings have a plan block: at a night, after the basins, each
+    villager who reflects proposes its plan for tomorrow (kernel.mind.intend)."""
+    who = en.nightly(ts.tick) if en.settings is not None and en.settings.plan else []
+    if not who:
+        return ()
+    rows = en.memory.preview(ts.tick, so_far)
+    streams = {d.villager: en.memory.of(d.villager)
+               + tuple(m for m in rows if m.villager == d.villager) for d in who}
+    states = en.basins.after(so_far) if en.basins is not None else {}
+    book = en.felt.scratch([d.villager for d in who], ts.tick, rows, so_far) if en.felt else None
+    names = {p.id: p.name for p in en.scenario.world.people}
+    ts.plans = plan_round(ts.tick, who, streams, states, book, names, en.oracle, en.settings,
+                          en.scenario.world.calendar)
+    return ts.plans.events
+
+
 PHASES: tuple[tuple[str, Phase], ...] = (
     ("world", world_phase), ("perceive", perceive_phase), ("reflect", reflect_phase),
-    ("night", night_phase),
+    ("night", night_phase), ("basins", basins_phase), ("plan", plan_phase),
 )
 
 
@@ -135,6 +179,11 @@ class Engine:
             follow = getattr(p, "follow_engine", None)
             if follow is not None:
                 follow(self.memory, self.felt)
+        # basins where the thought settings have an attractor block, plans where a plan block
+        self.basins: BasinBook | None = None
+        self.intents = IntentBook()
+        self.projections.append(self.intents)
+        self._minds_of(sc, self.settings)
         self.night: NightSettings | None = night_of(sc)
         if self.night is not None and self.felt is None:
             raise VillageError(f"scenario {sc.name} has a night block, and a night needs the "
@@ -144,6 +193,27 @@ class Engine:
         self._quiet = (0, 0, 0)  # ticks [from, until) at which nobody is due, and the `every`
         #                          they were worked out with
         self.phases = tuple(phases)
+
+    def _minds_of(self, sc: Scenario, settings: Settings | None) -> None:
+        """The basins book and the seeds where `settings` have an attractor block (kept as it
+        is where a fork's settings keep one)."""
+        names = set(sc.reflecting)
+        self.seeds = {p.id: p.basins for p in sc.world.people if p.name in names and p.basins}
+        if settings is not None and settings.attractor is not None:
+            if self.basins is None:
+                self.basins = BasinBook()
+                self.projections.append(self.basins)
+        elif self.basins is not None:
+            self.projections.remove(self.basins)
+            self.basins = None
+
+    def intentions(self, tick: int):
+        """The intentions the world carries out at `tick`: its day's, where the settings have
+        a plan block that carries plans out; else None (the world as it always was)."""
+        st = self.settings
+        if st is None or st.plan is None or not st.plan.carry_out or not self.intents.days:
+            return None
+        return self.intents.of_day(self.scenario.world.calendar.day_of(tick)) or None
 
     def due(self, tick: int) -> list[Due]:
         """Who reflects at `tick`. Asked at every tick, and nobody is due at most of them:
@@ -184,6 +254,7 @@ class Engine:
         self.scenario = sc
         self.settings = settings
         self.night = night_of(sc)     # a fork's thought file may change or drop the night
+        self._minds_of(sc, settings)
         self.oracle = oracle
 
     def tick(self, tick: int) -> tuple[tuple[ev.Event, ...], TickState]:

@@ -97,6 +97,7 @@ class Basin:
     conversations: int = 0
     last_active: int | None = None
     cap_hits: int = 0
+    consolidations: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.slug, str) or not self.slug:
@@ -113,6 +114,7 @@ class Basin:
         )
         integer("conversations", self.conversations, at_least=0)
         integer("cap_hits", self.cap_hits, at_least=0)
+        integer("consolidations", self.consolidations, at_least=0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,6 +388,38 @@ def attractor_update_single(
 def consolidation_due(basin: Basin, params: AttractorParams = AttractorParams()) -> bool:
     """Whether a basin's keywords have hit the cap often enough to be rewritten as fewer."""
     return basin.cap_hits >= params.consolidate_after
+
+
+CONSOLIDATED = 5
+"""The most keywords a consolidation leaves a basin."""
+
+
+def consolidated(
+    state: AttractorState, slug: str, keywords: Iterable[str], params: AttractorParams = AttractorParams()
+) -> AttractorState:
+    """The state with basin `slug`'s keywords rewritten as `keywords` (fewer, more general):
+    deduplicated ignoring case, at most CONSOLIDATED kept (the first), its cap hits back to 0
+    and its consolidations counted. Refused for a basin not due (`consolidation_due`)."""
+    if not isinstance(state, AttractorState):
+        raise LawError(f"Expected an AttractorState but got state={state!r}")
+    b = state.basin(slug)
+    if not consolidation_due(b, params):
+        raise LawError(f"Expected a basin due for consolidation but got slug={slug!r} "
+                       f"with {b.cap_hits} cap hits")
+    kept = _first_distinct(_strings("keywords", keywords), CONSOLIDATED)
+    return replace(state, basins=tuple(
+        replace(x, keywords=kept, cap_hits=0, consolidations=x.consolidations + 1)
+        if x.slug == slug else x for x in state.basins))
+
+
+def _first_distinct(words: tuple[str, ...], most: int) -> tuple[str, ...]:
+    out: list[str] = []
+    seen: set[str] = set()
+    for w in words:
+        if w.casefold() not in seen:
+            seen.add(w.casefold())
+            out.append(w)
+    return tuple(out[:most])
 
 
 def entropy(weights: Iterable[float] | AttractorState) -> float:

@@ -28,6 +28,8 @@ the log, files or a clock: the edge that reads a log calls it frame by frame.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -476,6 +478,17 @@ class _Frame:
             firsts=self.firsts, table=self.table)
 
 
+_MEAL_CELL = re.compile(r"^ate .* on (\d+),(\d+), ")
+
+
+def meal_cell(row: Memory) -> tuple[int, int] | None:
+    """The cell a meal row says it was eaten on (`remember_meal` writes it), else None."""
+    if row.kind != "did" or row.event != "meal":
+        return None
+    m = _MEAL_CELL.match(row.text)
+    return None if m is None else (int(m.group(1)), int(m.group(2)))
+
+
 PERCEIVED: dict[str, str | None] = {
     "founded": "founded", "walked": "walked", "ate": "ate", "gathered": "gathered",
     "begged": "begged", "gave": "gave", "took": "took", "came_into_sight": "came_into_sight",
@@ -484,6 +497,10 @@ PERCEIVED: dict[str, str | None] = {
     "answered": None, "refusal": None,
     # how strongly a row is felt is the felt projection's (kernel.engine.felt), not a new row
     "refelt": None, "recurred": None, "forgotten": None, "absorbed": None,
+    # standing interests and plans are shown in prompts as they stand (kernel.mind.basins,
+    # kernel.mind.intend), never written as rows
+    "basins_seeded": None, "basins_moved": None, "keywords_consolidated": None,
+    "intended": None,
 }
 """What a villager perceives of each event kind: the method of the fold that turns it into rows."""
 

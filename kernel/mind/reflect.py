@@ -120,16 +120,19 @@ class Round:
 
 def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[laws.Memory]],
                   vectors: Mapping[int, np.ndarray], oracle, st: Settings, next_id: int,
-                  felt: FeltBook | None = None) -> Round:
+                  felt: FeltBook | None = None,
+                  interests: Mapping[int, str] | None = None) -> Round:
     """Run one round at tick `now` for every villager in `due`, in the order given.
 
     `streams` holds each villager's rows (only its own); `vectors` the rows
     already embedded; `next_id` the identity the first thought takes;
     `felt` the due villagers' felt state as the round begins (a scratch
-    copy, which the round changes as it re-feels), or None without felt memory.
+    copy, which the round changes as it re-feels), or None without felt memory;
+    `interests` each villager's basins as its questions prompt shows them (kernel.mind.basins
+    `view`; none or empty: no basins shown).
     """
     rows = _Rows.at(now, due, streams, felt, st)
-    refl = _ask_questions(now, due, rows, oracle, st)
+    refl = _ask_questions(now, due, rows, oracle, st, interests or {})
     seen = _embed(refl, rows, vectors, oracle, st)
     _rank_and_state(now, refl, rows, seen, oracle, st, felt)
     accepted = _judge_all(now, refl, rows, st)
@@ -184,7 +187,7 @@ class _Seen:
 
 
 def _ask_questions(now: int, due: Sequence[Due], rows: _Rows, oracle,
-                  st: Settings) -> list[Reflection]:
+                  st: Settings, interests: Mapping[int, str]) -> list[Reflection]:
     """Every due villager's questions call over its recent window, asked together, and the
     questions each answer gives (or its refusal). Nothing remembered yet: no call."""
     check = asked_schema(st.questions)
@@ -192,7 +195,7 @@ def _ask_questions(now: int, due: Sequence[Due], rows: _Rows, oracle,
     for d in due:
         window = laws.recent(rows.live[d.villager], now, st.recent)
         prompt = render(st.template(QUESTIONS), name=d.name, memories=laws.collapse(window),
-                        count=st.questions)
+                        count=st.questions, interests=interests.get(d.villager, ""))
         refl.append(Reflection(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
                                rows=len(rows.live[d.villager]), window=window, prompt=prompt))
     asking = [r for r in refl if r.window]

@@ -32,10 +32,13 @@ from kernel.laws.importance import Importance
 from kernel.oracle.base import Decoding
 from kernel.seam import QUESTIONS, STATEMENT, TemplateFile, template_file
 from kernel.seam.errors import TemplateError
+from kernel.seam.interests import BASINS_KEYWORDS, BASINS_UPDATE, BASINS_VIEW, PLAN
 from kernel.seam.plan import NIGHT
 
-TEMPLATES = (QUESTIONS, STATEMENT, NIGHT)
-"""The templates a run renders: a reflection's two, then the night's plan."""
+TEMPLATES = (QUESTIONS, STATEMENT, NIGHT, BASINS_VIEW, BASINS_UPDATE, BASINS_KEYWORDS, PLAN)
+"""The templates a run renders: a reflection's two, the night's consolidation plan, the
+basins as shown, the attractor update and a keyword consolidation, and the plan for
+tomorrow."""
 
 # Where a model runs and how fast, never what it answers: left out of the digests.
 MODELS_ASIDE = (("timeout_s",), ("keep_alive",), ("llamacpp", "threads"), ("ollama", "host"),
@@ -71,6 +74,8 @@ class Settings:
     decoding: Decoding                     # beside temperature and seed, on every generation ask
     digests: tuple[tuple[str, str], ...]   # the digest of each file read, by what it is
     templates: tuple[TemplateFile, ...]    # the TEMPLATES as read once, in that order
+    attractor: AttractorSettings | None = None   # the thought file's attractor block; None: no basins
+    plan: PlanSettings | None = None             # its plan block; None: no plans for tomorrow
 
     def template(self, name: str) -> TemplateFile:
         """The template `name` (one of TEMPLATES) as these settings read it."""
@@ -93,6 +98,27 @@ class Settings:
                         for k, d in self.digests)
         return Settings(**{**{f: getattr(self, f) for f in self.__slots__}, "cap": cap,
                            "digests": digests})
+
+
+@dataclass(frozen=True, slots=True)
+class AttractorSettings:
+    """thought.json's `attractor` block: which update rule, how many of the day's rows the
+    update shows, the characters the basins block may take in a prompt, the token limit."""
+
+    rule: str
+    shown: int
+    budget: int
+    limit: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlanSettings:
+    """thought.json's `plan` block: the most intentions a plan holds, the token limit, and
+    whether the world carries plans out (false: the ablation, plans logged and ignored)."""
+
+    intentions: int
+    limit: int
+    carry_out: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +157,7 @@ def of(*, thought: config.Config, models: config.Config, importance: config.Conf
                          f"{tuple(tf.name for tf in tfs)!r}")
     by = {tf.name: tf for tf in tfs}
     r = t.value.reflection
+    raw = config.thaw(t.value)
     table = Importance.from_value(imp.value)
     return Settings(
         every=r.every, recent=r.recent, questions=r.questions, cap=r.depth, limit=r.limit,
@@ -140,14 +167,20 @@ def of(*, thought: config.Config, models: config.Config, importance: config.Conf
         generate_model=m.value.generate, embed_model=m.value.embed, context=m.value.context,
         temperature=0.0,
         decoding=decoding_of(t),
-        digests=(("embedder", config.digest(without(e.value, EMBEDDER_ASIDE))),
+        digests=(("basins-keywords", by[BASINS_KEYWORDS].sha256),
+                 ("basins-update", by[BASINS_UPDATE].sha256),
+                 ("basins-view", by[BASINS_VIEW].sha256),
+                 ("embedder", config.digest(without(e.value, EMBEDDER_ASIDE))),
                  ("importance", imp.digest),
                  ("models", config.digest(without(m.value, MODELS_ASIDE))),
                  ("night", by[NIGHT].sha256),
+                 ("plan", by[PLAN].sha256),
                  ("questions", by[QUESTIONS].sha256),
                  ("statement", by[STATEMENT].sha256),
                  ("thought", t.digest)),
         templates=tfs,
+        attractor=AttractorSettings(**raw["attractor"]) if "attractor" in raw else None,
+        plan=PlanSettings(**raw["plan"]) if "plan" in raw else None,
     )
 
 

@@ -41,6 +41,7 @@ its cell), chances in 10,000.
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import repeat
 from math import isqrt
@@ -66,6 +67,9 @@ GATHER = 4              # whether it gathers parcels from its cell
 PARCELS = 5             # how many parcels it gives, takes or gathers; high half: whether it visits
 PICK = 6                # whom it gives to, takes from or visits; high half: whether it wanders
 ROAM = 7                # where it wanders: x, and in the high half y
+
+_NOWHERE = object()
+"""What `_Tick.planned_walk` says where no intention decides a walk."""
 
 _FOOD_STREAM = 1
 _TICK_STREAM = 0
@@ -99,6 +103,18 @@ class Villager:
     @property
     def cell(self) -> tuple[int, int]:
         return self.px // 1000, self.py // 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    """One intention a villager carries into a day: `act` one of seek, avoid, share, forage,
+    home; `whom` the villager (by id) it names, `cell` the cell. The policy prefers, among the
+    acts a tick's draws allow, the ones it asks for; it never draws anew and never makes an
+    act possible that the draws did not allow."""
+
+    act: str
+    whom: int | None = None
+    cell: tuple[int, int] | None = None
 
 
 class _People:
@@ -528,7 +544,8 @@ class _Tick:
     the world's hottest loop, or each part would hold a copy to keep in step.
     """
 
-    def __init__(self, state: World, tick: int):
+    def __init__(self, state: World, tick: int,
+                 intents: Mapping[int, tuple[Intent, ...]] | None = None):
         cfg = state.config
         self.cfg = cfg
         self.pol = cfg.policy
@@ -561,6 +578,11 @@ class _Tick:
         self.moved = looked is None or any(a is not b for a, b in zip(
             looked, (cfg, state.sight, state.here, state.px, state.py), strict=True))
         self.events: list[ev.Event] = []
+        # each villager's intentions for the day, by position; empty for a world without any
+        self.plans: dict[int, tuple[Intent, ...]] = {}
+        if intents:
+            index = state.people.index
+            self.plans = {index[v]: tuple(xs) for v, xs in intents.items() if v in index and xs}
 
     # -- food ------------------------------------------------------------
 
@@ -725,6 +747,92 @@ class _Tick:
         ty = min(cfg.height - 1, max(0, y + dy))
         return None if (tx, ty) == (x, y) else (tx, ty)
 
+    # -- intentions -------------------------------------------------------------
+    #
+    # A villager with intentions for the day chooses by them among what its draws allow, and
+    # only there: whom it gives to or takes from once a draw gave it the chance, where it
+    # heads once a draw sent it walking. Without intentions none of this is asked.
+
+    def partner(self, among: list[int], d: list[int], plan: tuple[Intent, ...] | None,
+                deal: str) -> int | None:
+        """Whom of `among` (positions) a villager gives to (`deal` "give") or takes from: by the
+        draw, as ever, where it has no intentions; else one it shares with, where one is among
+        them (the first such intention), and never one it keeps away from or, taking, one it
+        shares with. None where nobody is left."""
+        if not plan:
+            return among[d[PICK] % len(among)]
+        index = self.people.index
+        if deal == "give":
+            for x in plan:
+                if x.act == "share" and index.get(x.whom) in among:
+                    return index[x.whom]
+        barred = {index.get(x.whom) for x in plan
+                  if x.act == "avoid" or (deal == "take" and x.act == "share")}
+        left = [j for j in among if j not in barred]
+        return left[d[PICK] % len(left)] if left else None
+
+    def planned_walk(self, i: int, d: list[int], plan: tuple[Intent, ...]):
+        """Where a villager sent walking by its draw heads, by the first of its intentions that
+        says: seek (where the one sought is), forage (the cell remembered), home (its founding
+        cell), avoid (away from the one avoided, while in sight). None: it stays, being there
+        already; `_NOWHERE`: no intention says, and the draw's own walk goes on."""
+        here = (self.px[i] // 1000, self.py[i] // 1000)
+        index = self.people.index
+        for x in plan:
+            if x.act == "seek":
+                j = index.get(x.whom)
+                if j is None or not self.here[j]:
+                    continue
+                cell = (self.px[j] // 1000, self.py[j] // 1000)
+            elif x.act == "forage" and x.cell is not None:
+                cell = x.cell
+            elif x.act == "home":
+                p = self.cfg.people[i]
+                cell = (p.x, p.y)
+            elif x.act == "avoid":
+                j = index.get(x.whom)
+                if j is None or j not in self.seen_of(i):
+                    continue
+                cell = self.away(i, j)
+                if cell == here:
+                    continue
+            else:
+                continue
+            return None if cell == here else cell
+        return _NOWHERE
+
+    def planned_forage(self, i: int, plan: tuple[Intent, ...]) -> tuple[int, int] | None:
+        """A hungry villager's forage cell by its first forage intention, where that cell is not
+        its own and holds a meal's worth (as `forage_target` asks of any cell); else None."""
+        here = (self.px[i] // 1000, self.py[i] // 1000)
+        for x in plan:
+            if x.act == "forage" and x.cell is not None and x.cell != here:
+                if self.food_here(*x.cell) >= 10 * self.pol.mouthful:
+                    return x.cell
+        return None
+
+    def avoided_at(self, i: int, d: list[int], plan: tuple[Intent, ...]) -> bool:
+        """Whether the one a visit would head for (`visit_target`'s pick) is kept away from."""
+        start = self.seen.start
+        seen = self.seen.of[start[i]:start[i + 1]]
+        if not seen:
+            return False
+        j = sorted(seen, key=self.ids.__getitem__)[d[PICK] % len(seen)]
+        return any(x.act == "avoid" and self.people.index.get(x.whom) == j for x in plan)
+
+    def seen_of(self, i: int) -> list[int]:
+        start = self.seen.start
+        return self.seen.of[start[i]:start[i + 1]]
+
+    def away(self, i: int, j: int) -> tuple[int, int]:
+        """The cell `wander_cells` on from villager i, straight away from villager j (on the grid)."""
+        cfg, w = self.cfg, self.pol.wander_cells
+        x, y = self.px[i] // 1000, self.py[i] // 1000
+        jx, jy = self.px[j] // 1000, self.py[j] // 1000
+        tx = min(cfg.width - 1, max(0, x + _sign(x - jx) * w))
+        ty = min(cfg.height - 1, max(0, y + _sign(y - jy) * w))
+        return tx, ty
+
     # -- the policy ----------------------------------------------------------
 
     def act(self, i: int, d: list[int]) -> None:
@@ -752,31 +860,45 @@ class _Tick:
                 return
             if givers:
                 return  # stay near those who carry food, and ask again later
-            dest = self.forage_target(i) or self.wander_target(i, d)
+            plan = self.plans.get(i) if self.plans else None
+            dest = (plan and self.planned_forage(i, plan)) or self.forage_target(i) \
+                or self.wander_target(i, d)
             if dest is not None:
                 self.set_out(i, dest, d)
             return
         chance = d[CHANCE] % 10000
         # with neither a chance to give nor one to take, whoever is near changes nothing
         near = self.near(i) if chance < self.deal or d[TAKE] % 10000 < pol.take else None
+        plan = self.plans.get(i) if self.plans else None
         if near:
             if hands[i] > 0:
                 hungry = [j for j in near if self.belly[j] < pol.hungry_below]
                 if hungry and chance < pol.give_to_hungry:
-                    if self.give(i, hungry[d[PICK] % len(hungry)], d):
+                    j = self.partner(hungry, d, plan, "give")
+                    if j is not None and self.give(i, j, d):
                         return
                 elif chance < pol.give:
-                    if self.give(i, near[d[PICK] % len(near)], d):
+                    j = self.partner(near, d, plan, "give")
+                    if j is not None and self.give(i, j, d):
                         return
             carrying = [j for j in near if hands[j] > 0]
             if carrying and d[TAKE] % 10000 < pol.take:
-                if self.take(i, carrying[d[PICK] % len(carrying)], d):
+                j = self.partner(carrying, d, plan, "take")
+                if j is not None and self.take(i, j, d):
                     return
         if hands[i] < pol.hands_max and d[GATHER] % 10000 < pol.gather:
             if self.gather(i, d):
                 return
         if (d[PICK] >> 32) % 10000 < pol.wander:
+            if plan:
+                dest = self.planned_walk(i, d, plan)
+                if dest is not _NOWHERE:
+                    if dest is not None:
+                        self.set_out(i, dest, d)
+                    return
             dest = self.visit_target(i, d) if (d[PARCELS] >> 32) % 10000 < pol.visit else None
+            if dest is not None and plan and self.avoided_at(i, d, plan):
+                dest = None
             dest = dest or self.wander_target(i, d)
             if dest is not None:
                 self.set_out(i, dest, d)
@@ -853,18 +975,20 @@ class _Tick:
             self.seen_after = _seen_by_lists(self.sight, n, a, b)
 
 
-def step(state: World, tick: int) -> tuple[World, tuple[ev.Event, ...]]:
+def step(state: World, tick: int, intents: Mapping[int, tuple[Intent, ...]] | None = None
+         ) -> tuple[World, tuple[ev.Event, ...]]:
     """The village one tick on, and what happened in it, in the order it happened.
 
     Founders first, then every villager in the config's order, then the
-    changes of sight. A pure function of (state, tick): the same two give
+    changes of sight. `intents` are the day's intentions by villager id (none: the world
+    as it always was). A pure function of (state, tick, intents): the same three give
     the same world and the same events, on any machine.
     """
     if type(tick) is not int or tick != state.tick:
         raise WorldError(f"step takes the world's next tick, {state.tick}, but got tick={tick!r}")
     n = len(state.here)
     draws = _stream(state.config.seed, (_TICK_STREAM, tick), n * DRAWS).reshape(n, DRAWS)
-    t = _Tick(state, tick)
+    t = _Tick(state, tick, intents)
     for i in state.people.founders.get(tick, ()):
         if not t.here[i]:
             t.found(i, draws[i].tolist())

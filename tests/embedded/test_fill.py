@@ -65,7 +65,7 @@ def test_a_filled_answer_holds_to_its_request_and_its_forced_text_is_counted_in_
     if purpose == "statement":
         ask = statement(cfg, FILLED)
     elif purpose == "questions":
-        p = render("reflect-questions", name="Halla", memories=HALLA, count=2).bytes
+        p = render("reflect-questions", name="Halla", memories=HALLA, count=2, interests="").bytes
         ask = Ask("questions", cfg["generate"], p, asked_schema(2, request=True, words=["Ander"]),
                   2901, 0.0, 64, cfg["context"], FILLED)
     else:

@@ -35,7 +35,7 @@ LIMIT = 64  # enough to finish or to be cut off; small enough to keep the suite 
 
 @pytest.fixture(scope="module")
 def questions(cfg, oracle):
-    p = render("reflect-questions", name="Halla", memories=HALLA, count=2).bytes
+    p = render("reflect-questions", name="Halla", memories=HALLA, count=2, interests="").bytes
     ask = Ask("questions", cfg["generate"], p, asked_schema(2), 2901, 0.0, LIMIT, cfg["context"])
     start = time.perf_counter()
     first = oracle.generate(ask)

@@ -188,8 +188,14 @@ def _sample(cls, n: int):
             vals[f.name] = f"{f.name} {n}: é"
         elif t is bool:
             vals[f.name] = bool(k % 2)
-        else:
+        elif typing.get_origin(t) is tuple and typing.get_args(t)[0] is str:
+            vals[f.name] = (f"{f.name} {n}", "é")
+        elif typing.get_origin(t) is tuple and typing.get_origin(typing.get_args(t)[0]) is tuple:
+            vals[f.name] = ((f"{f.name} {n}", "b"), ())
+        elif typing.get_origin(t) is tuple:
             vals[f.name] = (k, n, 2 ** 40)
+        else:   # an integer or None
+            vals[f.name] = n * 100 + k if n % 2 else None
     return cls(**vals)
 
 

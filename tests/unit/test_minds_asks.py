@@ -13,6 +13,7 @@ from kernel.laws import Memory
 from kernel.oracle.base import Cost, Said
 from kernel.oracle.moved import moved
 from kernel.oracle.price import lines, parts
+from kernel.seam.interests import BASINS_KEYWORDS, BASINS_UPDATE, PLAN
 from kernel.seam import QUESTIONS, STATEMENT, SeamError, drawn_schema, render, shaped
 from kernel.seam.plan import NIGHT, plan_schema
 
@@ -112,7 +113,7 @@ def test_a_repeated_line_is_shown_once_with_its_count_and_every_id_it_stands_for
     rows = [Memory(3, 1, 5, "did", "meal", "ate 50 mouthfuls, 25.0 grams", 1, ()),
             Memory(4, 1, 6, "saw", "sighting", "Ander came into sight", 1, ()),
             Memory(9, 1, 7, "did", "meal", "ate 50 mouthfuls, 25.0 grams", 1, ())]
-    text = render(QUESTIONS, name="Halla", memories=laws.collapse(rows), count=2).text
+    text = render(QUESTIONS, name="Halla", memories=laws.collapse(rows), count=2, interests="").text
     assert "[3, 9] ate 50 mouthfuls, 25.0 grams (2 times)\n" in text
     assert "[4] Ander came into sight\n" in text
 
@@ -120,15 +121,18 @@ def test_a_repeated_line_is_shown_once_with_its_count_and_every_id_it_stands_for
 def test_a_thought_is_told_apart_from_what_was_lived_in_the_window_and_the_ranking():
     rows = [Memory(3, 1, 5, "saw", "sighting", "Ander came into sight", 1, ()),
             Memory(8, 1, 6, "thought", "reflection", "Ander is kind to me", 4, (2,), (3,))]
-    for name, extra in ((QUESTIONS, {"count": 2}), (STATEMENT, {"question": "Why?"})):
+    for name, extra in ((QUESTIONS, {"count": 2, "interests": ""}),
+                        (STATEMENT, {"question": "Why?"})):
         text = render(name, name="Halla", memories=laws.collapse(rows), **extra).text
         assert "[8] you thought: Ander is kind to me\n" in text
         assert "[3] Ander came into sight\n" in text
 
 
-@pytest.mark.parametrize("name", [QUESTIONS, STATEMENT, NIGHT])
+@pytest.mark.parametrize("name", [QUESTIONS, STATEMENT, NIGHT, BASINS_UPDATE, BASINS_KEYWORDS,
+                                  PLAN])
 def test_every_template_names_who_is_speaking_on_its_first_line(name):
-    extra = {"count": 2, "question": "Why?"}
+    extra = {"count": 2, "question": "Why?", "interests": "- food: 0.50, steady\n",
+             "label": "Food", "keywords": ["bread"], "people": ["Ander"], "places": ["1,2"]}
     text = render(name, name="Zorune", memories=[{"id": 1, "text": "x"}], **extra).text
     assert "Zorune" in text.splitlines()[0]
 

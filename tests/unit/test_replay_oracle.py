@@ -22,7 +22,7 @@ STATEMENT = '{"answer": "Halla gave and Ander took", "numbers": [1, 11]}'
 
 
 def questions_ask(name="Halla") -> Ask:
-    p = render("reflect-questions", name=name, memories=HALLA, count=2).bytes
+    p = render("reflect-questions", name=name, memories=HALLA, count=2, interests="").bytes
     return Ask("questions", MODEL, p, asked_schema(2), 2901, 0.0, 128, 2048)
 
 

@@ -40,12 +40,12 @@ class Row:
 
 
 def test_a_rendering_is_a_function_of_the_template_and_the_rows():
-    a = render(QUESTIONS, name="Halla", memories=HALLA, count=2)
-    b = render("reflect-questions", name="Halla", memories=[dict(m) for m in HALLA], count=2)
+    a = render(QUESTIONS, name="Halla", memories=HALLA, count=2, interests="")
+    b = render("reflect-questions", name="Halla", memories=[dict(m) for m in HALLA], count=2, interests="")
     assert a == b
     assert a.sha256 == hashlib.sha256(a.bytes).hexdigest()
     assert a.template == QUESTIONS and a.template_sha256 == template_file(QUESTIONS).sha256
-    assert render(QUESTIONS, name="Halla", memories=HALLA[:2], count=2).sha256 != a.sha256
+    assert render(QUESTIONS, name="Halla", memories=HALLA[:2], count=2, interests="").sha256 != a.sha256
 
 
 def test_a_memory_reaches_the_template_as_its_identity_and_its_line_and_nothing_else():
@@ -63,7 +63,7 @@ def test_a_memory_reaches_the_template_as_its_identity_and_its_line_and_nothing_
 
 
 def test_the_questions_prompt_names_the_villager_the_window_and_the_count():
-    text = render(QUESTIONS, name="Halla", memories=HALLA, count=2).text
+    text = render(QUESTIONS, name="Halla", memories=HALLA, count=2, interests="").text
     lines = text.splitlines()
     assert "Halla" in lines[0], "who is speaking comes first"
     start = next(i for i, ln in enumerate(lines) if ln.startswith("[1] "))
@@ -85,9 +85,9 @@ def test_a_missing_key_is_an_error_naming_the_template_and_the_key():
 
 def test_a_memory_without_an_identity_or_a_line_is_refused():
     with pytest.raises(TemplateError, match=r"memories\[0\] has no 'id'"):
-        render(QUESTIONS, name="Halla", memories=[{"text": "x"}], count=2)
+        render(QUESTIONS, name="Halla", memories=[{"text": "x"}], count=2, interests="")
     with pytest.raises(TemplateError, match=r"memories\[0\].id must be an integer"):
-        render(QUESTIONS, name="Halla", memories=[{"id": "1", "text": "x"}], count=2)
+        render(QUESTIONS, name="Halla", memories=[{"id": "1", "text": "x"}], count=2, interests="")
 
 
 def test_an_unknown_template_is_an_error_naming_it():

@@ -1,0 +1,221 @@
+"""A plan for tomorrow: a few intentions from a closed set, proposed at night, checked by code,
+and handed to the world's policy the next day.
+
+At every night, after consolidation and the basins' update, each villager who reflects gets
+one plan call: its basins as they stand after tonight's update, its thoughts of the day, the
+villagers it has met (anyone its rows are about) and the cells it remembers eating on (its
+living meal rows), and the plan schema (kernel.seam.interests) built from those, so a grammar
+can only name the known. The answer becomes a value through `shaped`; each intention is then
+judged in order and refused by the check it fails (one `Refusal` event each), or accepted as
+an `Intended` event for the next day:
+
+1. its act is one of the closed set, with the parameter that act takes and no other;
+2. a villager it names is one this villager has met, a cell one it remembers eating on;
+3. the same act on the same villager or cell is not given twice;
+4. it does not undo an earlier accepted one (seek or share with someone it also keeps away
+   from, or the other way round).
+
+`IntentBook` is the projection: the accepted intentions of each day, by villager, folded from
+`Intended` events. What the world does with them is kernel.world.step's. This module owns the
+plan's order, its checks and their wording; it writes nothing and calls no model but through
+the oracle it is handed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from kernel import events as ev
+from kernel.calendar import Calendar
+from kernel.errors import Refused
+from kernel.laws import attractor as la
+from kernel.laws.memory import Memory
+from kernel.laws.perception import meal_cell
+from kernel.mind import calls
+from kernel.mind.basins import view
+from kernel.mind.calls import Refusal
+from kernel.mind.felt import FeltBook
+from kernel.mind.reflect import Due
+from kernel.mind.settings import Settings
+from kernel.oracle.base import Said
+from kernel.seam import Rendered, render, shaped
+from kernel.seam.interests import ACTS, CELL_ACTS, PLAN, WHOM_ACTS, plan_schema
+from kernel.world.step import Intent
+
+PLACES = 6
+"""The most cells a plan call shows: the newest remembered first."""
+THOUGHTS = 4
+"""The most of the day's thoughts a plan call shows: the newest."""
+UNDOES = {"seek": "avoid", "share": "avoid", "avoid": ("seek", "share")}
+
+
+class IntentBook:
+    """The accepted intentions of each day, by villager, in the order accepted."""
+
+    def __init__(self) -> None:
+        self.start()
+
+    def start(self) -> None:
+        self.days: dict[int, dict[int, list[Intent]]] = {}
+
+    def apply(self, tick: int, events: Sequence[ev.Event]) -> None:
+        for e in events:
+            if isinstance(e, ev.Intended):
+                self.days.setdefault(e.day, {}).setdefault(e.villager, []).append(intent_of(e))
+
+    def of_day(self, day: int) -> dict[int, tuple[Intent, ...]]:
+        """Each villager's intentions for `day` (0-based), by villager id; empty for none."""
+        return {v: tuple(xs) for v, xs in self.days.get(day, {}).items()}
+
+
+def intent_of(e: ev.Intended) -> Intent:
+    return Intent(act=e.act, whom=e.whom,
+                  cell=None if e.x is None or e.y is None else (e.x, e.y))
+
+
+@dataclass(slots=True)
+class Planning:
+    """One villager's plan call and what became of each intention."""
+
+    villager: int
+    name: str
+    now: int
+    seed: int
+    prompt: Rendered
+    schema: bytes
+    people: dict[str, int]
+    places: tuple[tuple[int, int], ...]
+    said: Said | None = None
+    refused: list[Refusal] = field(default_factory=list)
+    accepted: list[ev.Intended] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Plans:
+    """A night's plans for tomorrow and the events they gave."""
+
+    now: int
+    plans: tuple[Planning, ...]
+    events: tuple[ev.Event, ...]
+
+    @property
+    def calls(self) -> int:
+        return sum(1 for p in self.plans if p.said is not None)
+
+
+def met(stream: Sequence[Memory], villager: int, names: Mapping[int, str]) -> dict[str, int]:
+    """The villagers `villager`'s rows are about, other than itself, by name, in id order."""
+    ids = sorted({a for m in stream for a in m.about if a != villager and a in names})
+    return {names[i]: i for i in ids}
+
+
+def places(stream: Sequence[Memory], book: FeltBook | None) -> tuple[tuple[int, int], ...]:
+    """The cells of `stream`'s living meal rows, each once, newest first, at most PLACES."""
+    out: list[tuple[int, int]] = []
+    for m in sorted(stream, key=lambda m: (m.tick, m.id), reverse=True):
+        c = meal_cell(m)
+        if c is None or c in out:
+            continue
+        if book is not None and m.id in book.rows and not book.rows[m.id].living:
+            continue
+        out.append(c)
+        if len(out) == PLACES:
+            break
+    return tuple(out)
+
+
+def plan_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequence[Memory]],
+               states: Mapping[int, la.AttractorState], book: FeltBook | None,
+               names: Mapping[int, str], oracle, st: Settings, calendar: Calendar) -> Plans:
+    """The plans for tomorrow at tick `now` for `villagers` (in order): every call, then each
+    answer judged intention by intention."""
+    p = st.plan
+    assert p is not None
+    day = calendar.day_of(now) + 1
+    since = now - calendar.ticks_per_day
+    plans: list[Planning] = []
+    for d in villagers:
+        stream = streams.get(d.villager, ())
+        people = met(stream, d.villager, names)
+        cells = places(stream, book)
+        thoughts = [m for m in stream if m.kind == "thought" and since < m.tick <= now]
+        prompt = render(st.template(PLAN), name=d.name, interests=view(states.get(d.villager), st),
+                        memories=thoughts[-THOUGHTS:], people=list(people),
+                        places=[f"{x},{y}" for x, y in cells], count=p.intentions)
+        schema = plan_schema(p.intentions, list(people), [f"{x},{y}" for x, y in cells])
+        plans.append(Planning(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
+                              prompt=prompt, schema=schema, people=people, places=cells))
+    said = calls.generate_all(oracle, [calls.ask(st, "plan", x.prompt, x.schema, x.seed,
+                                                 limit=p.limit) for x in plans])
+    events: list[ev.Event] = []
+    for x, got in zip(plans, said, strict=True):
+        x.said = got
+        events += _judged(x, day, p.intentions)
+    return Plans(now=now, plans=tuple(plans), events=tuple(events))
+
+
+def _judged(x: Planning, day: int, most: int) -> list[ev.Event]:
+    assert x.said is not None
+    events: list[ev.Event] = [calls.answered(x.villager, "plan", 0, x.seed, x.prompt, x.said)]
+    try:
+        got = shaped(x.said, plan_schema(most))
+    except Refused as e:
+        x.refused.append(Refusal("shaped", str(e)))
+        return [*events, calls.refusal(x.villager, "plan", 0, x.refused[-1])]
+    taken: list[tuple[str, int | tuple[int, int] | None]] = []
+    for i, item in enumerate(got["plan"], start=1):
+        verdict = judge(item, x, taken)
+        if isinstance(verdict, Refusal):
+            x.refused.append(verdict)
+            events.append(calls.refusal(x.villager, "plan", i, verdict))
+            continue
+        act, target = verdict
+        taken.append(verdict)
+        whom = target if isinstance(target, int) else None
+        cell = target if isinstance(target, tuple) else None
+        e = ev.Intended(villager=x.villager, day=day, index=i, act=act, whom=whom,
+                        x=None if cell is None else cell[0], y=None if cell is None else cell[1])
+        x.accepted.append(e)
+        events.append(e)
+    return events
+
+
+def judge(item: Mapping, x: Planning, taken: Sequence[tuple]) -> tuple | Refusal:
+    """One intention against the rules above: (act, its villager id or cell or None), or the
+    refusal of the first rule it fails."""
+    act = item["do"]
+    who, at = item.get("who"), item.get("at")
+    if act not in ACTS:
+        return Refusal("act", f"{act!r} is not one of {', '.join(ACTS)}")
+    wants = "who" if act in WHOM_ACTS else "at" if act in CELL_ACTS else None
+    given = [k for k in ("who", "at") if item.get(k) is not None]
+    if given != ([wants] if wants else []):
+        said = " and ".join(given) or "nothing"
+        return Refusal("act", f"{act} takes {wants or 'nothing'}, and the plan gave {said}")
+    target: int | tuple[int, int] | None = None
+    if act in WHOM_ACTS:
+        if who not in x.people:
+            return Refusal("unknown", f"{x.name} has met nobody named {who!r}")
+        target = x.people[who]
+    elif act in CELL_ACTS:
+        cell = _cell(at)
+        if cell is None or cell not in x.places:
+            return Refusal("unknown", f"{x.name} remembers eating on no cell {at!r}")
+        target = cell
+    if (act, target) in taken:
+        return Refusal("twice", f"{act} {who or at or ''} is in the plan already".replace("  ", " "))
+    undone = UNDOES.get(act, ())
+    for a in (undone,) if isinstance(undone, str) else undone:
+        if (a, target) in taken:
+            return Refusal("conflict", f"{act} {who} undoes the plan's earlier {a} {who}")
+    return act, target
+
+
+def _cell(at: object) -> tuple[int, int] | None:
+    if not isinstance(at, str):
+        return None
+    parts = at.split(",")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        return None
+    return int(parts[0]), int(parts[1])
