@@ -20,13 +20,14 @@ _IMPORTANCE = click.option(
 
 def _run_values(importance: Path | None = None) -> dict:
     """What an index is built under: the importance table (its weights, its digest and its
-    valences) and the world's day, from the home's world run under the importance table
-    given, each file read once."""
+    valences), the world's day and its villagers' temperaments, from the home's world run
+    under the importance table given, each file read once."""
     from kernel.engine import scenario
+    from kernel.engine.felt import temperaments_of
 
     sc = scenario.of_world(importance=importance or "importance")
     return {"rules": sc.rules, "rules_digest": sc.rules_digest, "valences": sc.valences,
-            "ticks_per_day": sc.world.ticks_per_day}
+            "ticks_per_day": sc.world.ticks_per_day, "temperaments": temperaments_of(sc.world)}
 
 
 @click.command("index", context_settings=CONTEXT)

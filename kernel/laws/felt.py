@@ -9,7 +9,9 @@ same arguments give the same integer on every machine; libm's `exp` and
 `log` may differ in the last bit, and a rounding boundary has no margin.
 They restate the float laws kept as the tests' reference
 (tests/unit/feeling_reference.py, with the same numbers: EmoStack rows
-67-70, 75-76, 108-112), and a test holds the two together.
+60, 67-70, 75-76, 108-112), and a test holds the two together. Row 60 is
+the temperament that bends what a row is born with (`bent_valence`,
+`bent_strength`).
 
 Time is in ticks and a day is the world's `ticks_per_day`, handed in; no
 day length lives here. This module also owns the valence table
@@ -210,6 +212,64 @@ def combined(strengths: Iterable[int]) -> int:
         s = strength("a strength in strengths", s)
         remaining = _CTX.multiply(remaining, _CTX.divide(Decimal(FULL - s), _MILLI))
     return _milli(_ONE - remaining)
+
+
+BIAS_MOST = 10 * FULL
+"""The largest valence bias, either way, in thousandths: past a shift of 10 in logit space
+every valence but the two ends is already born at -1000 or 1000."""
+
+
+def bias(name: str, value: object) -> int:
+    """A temperament's valence bias in thousandths: an integer in -10000..10000."""
+    v = integer(name, value)
+    if not -BIAS_MOST <= v <= BIAS_MOST:
+        raise LawError(f"Expected {name} in -{BIAS_MOST}..{BIAS_MOST} thousandths but got "
+                       f"{name}={value!r}")
+    return v
+
+
+def amplification(name: str, value: object) -> int:
+    """A temperament's intensity amplification in thousandths: an integer >= 1 (1000 is 1.0)."""
+    return integer(name, value, at_least=1)
+
+
+def bent_valence(val: int, valence_bias: int) -> int:
+    """A valence as a temperament of `valence_bias` feels it at birth (EmoStack row 60):
+    tanh(atanh(v) + bias), in thousandths.
+
+    Computed as t = ((1000 + v) * E - (1000 - v)) / ((1000 + v) * E + (1000 - v)) with
+    E = exp(2 * bias / 1000), which is tanh(atanh(v) + bias) written out, so one Decimal `exp`
+    gives it and no `ln` is needed. A bias of 0 returns `val` untouched, and so do the two
+    ends, -1000 and 1000, where atanh is infinite: a feeling at the very end of the scale
+    stays there. Otherwise the answer is in -1000..1000 (a strong bias may round to an end),
+    it is above `val` for a positive bias and below for a negative one (or equal, at a
+    thousandth's rounding), and it keeps the order of valences.
+    """
+    val = valence("valence", val)
+    b = bias("valence_bias", valence_bias)
+    if b == 0 or val == FULL or val == -FULL:
+        return val
+    up = _CTX.multiply(Decimal(FULL + val), _CTX.exp(_CTX.divide(Decimal(2 * b), _MILLI)))
+    down = Decimal(FULL - val)
+    t = _CTX.divide(_CTX.subtract(up, down), _CTX.add(up, down))
+    return max(-FULL, min(FULL, _milli(t)))   # _milli rounds a negative fraction the same way
+
+
+def bent_strength(s: int, intensity_amplification: int) -> int:
+    """A strength as a temperament of `intensity_amplification` feels it at birth (EmoStack
+    row 60): i ** (1 / amp), in thousandths, computed as exp(ln(i) * 1000 / amp) in Decimal.
+
+    An amplification of 1000 returns `s` untouched, and so do 0 and 1000 (0 and 1 to any
+    power). Above 1000 a strength below 1000 rises, below 1000 it falls (or stays, at a
+    thousandth's rounding); the answer is in 0..1000 and keeps the order of strengths.
+    """
+    s = strength("strength", s)
+    a = amplification("intensity_amplification", intensity_amplification)
+    if a == FULL or s == 0 or s == FULL:
+        return s
+    power = _CTX.divide(_MILLI, Decimal(a))
+    bent = _CTX.exp(_CTX.multiply(_CTX.ln(_CTX.divide(Decimal(s), _MILLI)), power))
+    return max(0, min(FULL, _milli(bent)))
 
 
 def mean_valence(valences: Iterable[int]) -> int:

@@ -3,7 +3,9 @@
 A row is born when perception gives it: intensity = weight / 10, a valence
 from the importance table's `valence` (by kind, event and the row's role;
 a thought's is the mean of its cited rows'), stored = intensity, last felt =
-its tick. After that only events change it: `refelt` and `recurred` write a
+its tick. A villager with a temperament (EmoStack row 60) is born with both
+bent by it, once, at birth (`laws.felt.bent_valence`, `bent_strength`); one
+with none is born as the numbers say. After that only events change it: `refelt` and `recurred` write a
 new stored strength and make now its last felt, `absorbed` gives an anchor
 its combined strength and its members an `absorbed_into`, `forgotten` a
 `forgotten_at`. Felt now is never stored: it is `laws.felt.felt_now` of
@@ -23,13 +25,17 @@ night falls.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kernel import events as ev
 from kernel.errors import VillageError
 from kernel.laws import felt as lf
 from kernel.laws.memory import Memory
+
+if TYPE_CHECKING:
+    from kernel.world.config import Temperament
 
 
 class FeltRow:
@@ -95,12 +101,14 @@ class FeltBook:
     """Felt rows by id and by villager, and the two folds that change them: a row born, and
     the felt events of a frame. The projection is one; a round's scratch copy is another."""
 
-    def __init__(self, valences: lf.Valences, ticks_per_day: int, laws: lf.Felt = lf.LAWS):
+    def __init__(self, valences: lf.Valences, ticks_per_day: int, laws: lf.Felt = lf.LAWS, *,
+                 temperaments: Mapping[int, Temperament] | None = None):
         if not isinstance(valences, lf.Valences):
             raise VillageError(f"felt memory needs the valence table, not {valences!r}")
         self.valences = valences
         self.ticks_per_day = ticks_per_day
         self.laws = laws
+        self.temperaments = _temperaments(temperaments)
         self.rows: dict[int, FeltRow] = {}
         self.by_villager: dict[int, list[FeltRow]] = {}
 
@@ -110,7 +118,11 @@ class FeltBook:
             val = lf.mean_valence(rows[c].valence for c in m.drawn_from)
         else:
             val = self.valences.of_row(m.villager, m.kind, m.event, m.about)
-        r = FeltRow(m.id, m.villager, m.tick, m.kind, m.weight * 100, val)
+        intensity = m.weight * 100
+        t = self.temperaments.get(m.villager)
+        if t is not None:
+            val, intensity = bent(t, val, intensity)
+        r = FeltRow(m.id, m.villager, m.tick, m.kind, intensity, val)
         rows[m.id] = r
         self.by_villager.setdefault(m.villager, []).append(r)
         return r
@@ -150,7 +162,8 @@ class FeltBook:
         """A copy of these villagers' rows, with `seen` (rows of this tick, thoughts
         included, in id order) born and the felt `events` folded at `tick`: what a
         phase reads before its frame is appended. The copy changes nothing here."""
-        book = FeltBook(self.valences, self.ticks_per_day, self.laws)
+        book = FeltBook(self.valences, self.ticks_per_day, self.laws,
+                        temperaments=self.temperaments)
         keep = set(villagers)
         for v in sorted(keep):
             for r in self.by_villager.get(v, ()):
@@ -188,6 +201,24 @@ class FeltBook:
 
     def snapshot(self) -> dict[int, FeltState]:
         return {i: r.frozen() for i, r in self.rows.items()}
+
+
+def bent(t: Temperament, val: int, intensity: int) -> tuple[int, int]:
+    """A row's valence and intensity as its villager's temperament `t` is born with them."""
+    return (lf.bent_valence(val, t.valence_bias),
+            lf.bent_strength(intensity, t.intensity_amplification))
+
+
+def _temperaments(given: Mapping[int, Temperament] | None) -> dict[int, Temperament]:
+    """The non-neutral temperaments by villager, each checked by the laws at the door; a
+    neutral one is left out, so its villager is born as one without a temperament is."""
+    out: dict[int, Temperament] = {}
+    for v, t in (given or {}).items():
+        b = lf.bias(f"villager {v}'s valence_bias", t.valence_bias)
+        a = lf.amplification(f"villager {v}'s intensity_amplification", t.intensity_amplification)
+        if (b, a) != (0, lf.FULL):
+            out[v] = t
+    return out
 
 
 # The fold of each event type that changes a row's felt state, keyed by type as perception's are.

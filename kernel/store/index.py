@@ -263,15 +263,15 @@ class IndexProjection:
 
 def build(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None, *,
           rules: Importance, rules_digest: str = "", valences: Valences | None = None,
-          ticks_per_day: int = 2000) -> IndexResult:
+          ticks_per_day: int = 2000, temperaments: dict | None = None) -> IndexResult:
     """Rebuild the index of a log from the log alone; the old index, if any, is replaced whole.
 
-    With the importance table's `valences` (and the world's day), the `felt`
-    view holds every row's felt state; without, it is empty.
+    With the importance table's `valences` (and the world's day, and its villagers'
+    temperaments), the `felt` view holds every row's felt state; without, it is empty.
     """
     check_index_path(log_path, db_path)
     run = RunIndex(rules, rules_digest=rules_digest, valences=valences,
-                   ticks_per_day=ticks_per_day)
+                   ticks_per_day=ticks_per_day, temperaments=temperaments)
     done = fold(log_path, [run])
     return run.write(log_path, db_path, head_hex=done.head_hex, ticks=done.ticks)
 
@@ -287,12 +287,14 @@ class RunIndex:
     """
 
     def __init__(self, rules: Importance, *, rules_digest: str = "",
-                 valences: Valences | None = None, ticks_per_day: int = 2000):
+                 valences: Valences | None = None, ticks_per_day: int = 2000,
+                 temperaments: dict | None = None):
         self.rules_digest = rules_digest
         self.memory = MemoryProjection(rules)
         self.events = IndexProjection()
         self.felt = (None if valences is None
-                     else FeltProjection(valences, ticks_per_day).follow(self.memory))
+                     else FeltProjection(valences, ticks_per_day,
+                                         temperaments=temperaments).follow(self.memory))
         self.parts: list = [self.memory, self.events] + ([self.felt] if self.felt else [])
         self.ticks = 0
 
@@ -306,9 +308,9 @@ class RunIndex:
             return
         self.memory = memory
         own = self.felt
-        if own is not None and felt is not None and (felt.valences, felt.ticks_per_day,
-                                                     felt.laws) == (own.valences,
-                                                                    own.ticks_per_day, own.laws):
+        if own is not None and felt is not None and (
+                (felt.valences, felt.ticks_per_day, felt.laws, felt.temperaments)
+                == (own.valences, own.ticks_per_day, own.laws, own.temperaments)):
             self.felt = felt
             self.parts = [self.events]
         else:
@@ -381,7 +383,8 @@ def run_index(sc: Scenario, out: str | os.PathLike) -> RunIndex:
     felt = felt_of(sc)
     return RunIndex(sc.rules, rules_digest=sc.rules_digest,
                     valences=felt.valences if felt is not None else None,
-                    ticks_per_day=sc.world.ticks_per_day)
+                    ticks_per_day=sc.world.ticks_per_day,
+                    temperaments=felt.temperaments if felt is not None else None)
 
 
 def _meta(db: Path) -> dict[str, str] | None:
@@ -422,7 +425,8 @@ def state_of(log_path: str | os.PathLike, db_path: str | os.PathLike | None = No
 
 def ensure(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None, *,
            rules: Importance, rules_digest: str = "", valences: Valences | None = None,
-           ticks_per_day: int = 2000) -> tuple[Path, IndexState, IndexResult | None]:
+           ticks_per_day: int = 2000,
+           temperaments: dict | None = None) -> tuple[Path, IndexState, IndexResult | None]:
     """The index of a log, rebuilt first if it is missing or stale."""
     check_index_path(log_path, db_path)
     db = Path(db_path) if db_path is not None else db_path_for(log_path)
@@ -430,4 +434,5 @@ def ensure(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None
     if st.status == "fresh":
         return db, st, None
     return db, st, build(log_path, db, rules=rules, rules_digest=rules_digest,
-                         valences=valences, ticks_per_day=ticks_per_day)
+                         valences=valences, ticks_per_day=ticks_per_day,
+                         temperaments=temperaments)

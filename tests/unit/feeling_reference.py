@@ -9,7 +9,9 @@ tests/properties/test_laws_felt_properties.py). No module of the kernel imports 
 It holds the strength laws taken from the EmoStack engine's rules,
 restated in this village's time, where a day is 2000 ticks: `fading`,
 `reconsolidate`, `forgetting_threshold` (and `forgets`), `combined_intensity`,
-`reinforce`, `temper` and `felt_score`, with their parameter values
+`reinforce`, `temper` (and its two halves, `bent_valence` and
+`bent_strength`, which kernel.laws.felt restates in thousandths) and
+`felt_score`, with their parameter values
 `Fading`, `ForgettingCurve` and `Temperament`. It must not decide which
 memory is felt or when: the caller says how long it has been and what is
 felt now. Intensities are in [0, 1]; valence is in [-1, 1].
@@ -169,6 +171,16 @@ def temper(
         felt_v = math.tanh(math.atanh(valence) + temperament.valence_bias)
     felt_i = intensity ** (1.0 / temperament.intensity_amplification)
     return max(-1.0, min(1.0, felt_v)), max(0.0, min(1.0, felt_i))
+
+
+def bent_valence(valence: float, valence_bias: float) -> float:
+    """A valence as a temperament feels it: tanh(atanh(v) + bias); the ends -1 and 1 stay."""
+    return temper(valence, 1.0, Temperament(valence_bias=valence_bias))[0]
+
+
+def bent_strength(intensity: float, intensity_amplification: float) -> float:
+    """An intensity as a temperament feels it: i ** (1 / amp), in [0, 1]."""
+    return temper(0.0, intensity, Temperament(intensity_amplification=intensity_amplification))[1]
 
 
 def felt_score(relevance: float, felt_strength: float) -> float:
