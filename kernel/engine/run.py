@@ -121,8 +121,9 @@ def basins_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Seque
     rows = en.memory.preview(ts.tick, so_far)
     streams = {d.villager: en.memory.of(d.villager)
                + tuple(m for m in rows if m.villager == d.villager) for d in who}
+    names = {p.id: p.name for p in en.scenario.world.people}
     ts.basins = basins_round(ts.tick, who, streams, states, en.oracle, en.settings,
-                             en.scenario.world.ticks_per_day)
+                             en.scenario.world.ticks_per_day, names)
     return (*events, *ts.basins.events)
 
 

@@ -43,9 +43,13 @@ from kernel.seam.interests import (
     BASINS_UPDATE,
     BASINS_VIEW,
     KEYWORDS_KEPT,
+    LIFE,
+    NO_NEW,
+    WORDS,
     keywords_schema,
     update_schema,
 )
+from kernel.seam.schemas import line_words
 
 PARAMS = la.AttractorParams()
 """The attractor's numbers, the source document's: seed 0.5, new 0.4, floor 0.05, drift to 0.3."""
@@ -211,9 +215,25 @@ def day_rows(stream: Sequence[Memory], now: int, since: int, n: int) -> tuple[Me
     return tuple(sorted((*thoughts, *rest), key=lambda m: (m.tick, m.id)))
 
 
+def day_words(shown: Sequence[Memory], names: Mapping[int, str]) -> list[str]:
+    """The words of the rows an update shows that it offers as keywords: each villager's name
+    and each longer word of theirs (`line_words`; a capitalised word that names nobody, such as
+    a sentence's first, is left out), lower-case, each once, in the order they come."""
+    known = set(names.values())
+    return list(dict.fromkeys(w.lower() for w in line_words([m.text for m in shown], 2 * WORDS)
+                              if not w[0].isupper() or w in known))[:WORDS]
+
+
+def day_names(shown: Sequence[Memory], villager: int, names: Mapping[int, str]) -> list[str]:
+    """Whom else the rows an update shows are about, by name, in id order: the new basins it
+    may name."""
+    return [names[i] for i in sorted({a for m in shown for a in m.about})
+            if i != villager and i in names]
+
+
 def basins_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequence[Memory]],
                  states: Mapping[int, la.AttractorState], oracle, st: Settings,
-                 ticks_per_day: int) -> BasinsNight:
+                 ticks_per_day: int, names: Mapping[int, str]) -> BasinsNight:
     """The basins' night at tick `now` for `villagers` (in order), from their `states` as the
     night stands: every update call, then each answer judged, then the consolidations due."""
     a = st.attractor
@@ -226,9 +246,10 @@ def basins_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Seque
         shown = day_rows(streams.get(d.villager, ()), now, now - ticks_per_day, a.shown)
         prompt = render(st.template(BASINS_UPDATE), name=d.name, interests=view(s, st),
                         memories=collapse(shown))
+        schema = update_schema([(b.label, b.keywords) for b in s.basins], day_words(shown, names),
+                               day_names(shown, d.villager, names))
         ups.append(Update(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
-                          shown=shown, prompt=prompt,
-                          schema=update_schema([b.label for b in s.basins])))
+                          shown=shown, prompt=prompt, schema=schema))
     said = calls.generate_all(oracle, [calls.ask(st, "basins", u.prompt, u.schema, u.seed,
                                                  limit=a.limit) for u in ups])
     events: list[ev.Event] = []
@@ -255,15 +276,16 @@ def _judged(u: Update, state: la.AttractorState, a: AttractorSettings) -> list[e
     parts = _Parts(state, u)
     for i, item in enumerate(got["updates"], start=1):
         parts.update(i, item)
-    parts.born(got["new"])
+    if got["new"] != NO_NEW:
+        parts.born(got["new"])
     for i, pair in enumerate(got["links"], start=1):
         parts.link(i, pair)
     u.moved = ev.BasinsMoved(
         villager=u.villager, rule=a.rule, basins=tuple(parts.slugs), deltas=tuple(parts.deltas),
         added=tuple(parts.added), removed=tuple(parts.removed), born=parts.new_label,
-        born_keywords=parts.new_keywords, linked_from=tuple(x for x, _ in parts.links),
+        born_keywords=(), linked_from=tuple(x for x, _ in parts.links),
         linked_to=tuple(y for _, y in parts.links),
-        emerging=tuple(got["patterns"])[:PARAMS.patterns], phase_shift=bool(got["shift"]))
+        emerging=tuple(got["patterns"])[:PARAMS.patterns], phase_shift=got["life"] == LIFE[1])
     return [*events, *(calls.refusal(u.villager, p, i, r) for p, i, r in parts.refusals),
             u.moved]
 
@@ -277,7 +299,7 @@ class _Parts:
         self.deltas: list[int] = []
         self.added: list[tuple[str, ...]] = []
         self.removed: list[tuple[str, ...]] = []
-        self.new_label, self.new_keywords = "", ()
+        self.new_label = ""
         self.links: list[tuple[str, str]] = []
         self.refusals: list[tuple[str, int, Refusal]] = []
 
@@ -310,17 +332,15 @@ class _Parts:
         self.added.append(tuple(item["add"]))
         self.removed.append(tuple(item["remove"]))
 
-    def born(self, new: Mapping | None) -> None:
-        if new is None:
-            return
-        s = _slug_or_none(new["label"])
+    def born(self, label: str) -> None:
+        s = _slug_or_none(label)
         if s is None:
             return self.refuse("new-basin", 1, "label",
-                               f"the new basin {new['label']!r} has no letter or digit")
+                               f"the new basin {label!r} has no letter or digit")
         if self.state.has(s):
             return self.refuse("new-basin", 1, "exists",
-                               f"{self.u.name} has a basin {new['label']!r} already")
-        self.new_label, self.new_keywords = new["label"], tuple(new["keywords"])
+                               f"{self.u.name} has a basin {label!r} already")
+        self.new_label = label
 
     def link(self, i: int, pair: Sequence[str]) -> None:
         a, b = (self.slug(x) for x in pair)

@@ -61,7 +61,11 @@ def recur(book: FeltBook, villager: int, thought: int, index: int, text: str, we
     """The earlier thought `thought` restored toward a recurring statement of `weight`."""
     r = book.rows[thought]
     fallen = book.felt_now(r, now)
+    pull = lf.intensity(weight)
+    t = book.temperaments.get(villager)
+    if t is not None:       # a reflection step is felt through the villager's temperament
+        pull = lf.bent_strength(pull, t.intensity_amplification)
     e = ev.Recurred(villager=villager, id=thought, index=index, text=text, fallen=fallen,
-                    stored=lf.reconsolidate(fallen, lf.intensity(weight), book.laws))
+                    stored=lf.reconsolidate(fallen, pull, book.laws))
     book.felt(now, (e,))
     return e

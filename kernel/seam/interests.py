@@ -14,6 +14,7 @@ are, because their sha256 goes into every recording.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from kernel.seam.errors import SeamError
@@ -39,13 +40,11 @@ CELL_ACTS = ("forage",)
 STEPS = (-0.2, -0.1, 0.1, 0.2)
 """The deltas a request offers: a little or much, toward or away. The seam reads any number
 and the law clamps it; a basin the day did not touch is left out, not given 0."""
-LABEL_CHARS = 24
 WORD_PATTERN = "^[a-z]{3,14}$"
-KEYWORDS_ADDED = 3
+KEYWORDS_ADDED = 2
 PATTERNS = 5
 KEYWORDS_KEPT = 5
-LINKS = 2
-NEW_LABEL_PATTERN = "^[A-Z][a-z]{2,11}( [a-z]{2,11}){0,2}$"
+LINKS = 1
 
 
 def _words(most: int, least: int = 0) -> dict[str, Any]:
@@ -58,56 +57,93 @@ def _texts(most: int, chars: int) -> dict[str, Any]:
             "maxItems": most}
 
 
-def _labels(labels: object) -> list[str]:
-    if isinstance(labels, str | bytes) or not hasattr(labels, "__iter__"):
-        raise SeamError(f"Expected the basins' labels an update shows but got {labels!r:.80}")
-    out = list(dict.fromkeys(labels))
-    if not out or not all(isinstance(x, str) and x for x in out):
-        raise SeamError(f"an update's schema needs at least one basin label, got {labels!r:.80}")
-    return out
+LIFE = ("as before", "turned around")
+"""How an update says whether the day shifted the villager's phase: in words, the first "no"."""
+NO_NEW = "none"
+"""What an update says where it names no new basin (no label is lower-case: a label is a name
+or a word of the day's, capitalised)."""
+WORDS = 24
+"""The most of the day's words an update request offers as keywords."""
 
 
-def update_schema(labels: object = None) -> bytes:
-    """The attractor update: `{"updates": [{"basin", "delta", "add", "remove"}], "new": null or
-    {"label", "keywords"}, "links": [[basin, basin]], "patterns": [...], "shift": bool}`.
+def update_schema(basins: object = None, words: object = (), names: object = ()) -> bytes:
+    """The attractor update: `{"life": one of LIFE, "updates": [{"basin", "delta", "add",
+    "remove"}], "patterns": [...], "links": [[basin, basin]], "new": NO_NEW or a label}`.
 
-    Given `labels` (the basins the ask shows), the request: each basin one of them, each
-    delta one of STEPS, at most one update a basin, keywords lower-case words. Without, the
-    check: any text, any number, the same bounds on counts."""
-    if labels is None:
-        basin: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": 64}
-        delta: dict[str, Any] = {"type": "number"}
-        most = 64
-        new_label: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": 64}
-        added, removed = _texts(16, 64), _texts(16, 64)
-        born = _texts(16, 64)
-    else:
-        names = _labels(labels)
-        basin = {"enum": names}
-        delta = {"enum": list(STEPS)}
-        most = len(names)
-        new_label = {"type": "string", "pattern": NEW_LABEL_PATTERN, "maxLength": LABEL_CHARS}
-        added, removed = _words(KEYWORDS_ADDED), _words(KEYWORDS_ADDED)
-        born = _words(KEYWORDS_ADDED)
-    update = {"type": "object",
-              "properties": {"basin": basin, "delta": delta, "add": added, "remove": removed},
-              "required": ["basin", "delta", "add", "remove"], "additionalProperties": False}
-    new = {"anyOf": [{"type": "null"},
-                     {"type": "object", "properties": {"label": new_label, "keywords": born},
-                      "required": ["label", "keywords"], "additionalProperties": False}]}
-    link = {"type": "array", "items": basin, "minItems": 2, "maxItems": 2}
+    Given `basins` (each basin the ask shows as (label, its keywords)), the request: at least
+    one update, each one branch a basin with that basin's label, a delta one of STEPS,
+    keywords added among `words` (the day's words) and removed among the basin's own; a link
+    one pair of two basins; a new basin NO_NEW or one of `names` (whom else the day held).
+    Without, the check: any text where the request had an `enum`, any number for a delta, and
+    bounds on counts; what a label or a keyword names is judged by kernel.mind.basins."""
+    if basins is None:
+        text: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": 64}
+        listed = {"type": "array", "items": text, "maxItems": 16}
+        update: dict[str, Any] = {
+            "type": "object",
+            "properties": {"basin": text, "delta": {"type": "number"}, "add": listed,
+                           "remove": listed},
+            "required": ["basin", "delta", "add", "remove"], "additionalProperties": False}
+        return _update(update, 0, 64, listed | {"maxItems": PATTERNS},
+                       {"type": "array", "items": {"type": "array", "items": text,
+                                                   "minItems": 2, "maxItems": 2},
+                        "maxItems": 64}, text)
+    shown = _basins(basins)
+    labels = [label for label, _ in shown]
+    offered = list(dict.fromkeys([words] if isinstance(words, str) else words))[:WORDS]
+    branches = [_moved(label, offered, kept) for label, kept in shown]
+    pairs = [[a, b] for i, a in enumerate(labels) for b in labels[i + 1:]]
+    links = ({"type": "array", "items": {"enum": pairs}, "maxItems": LINKS} if pairs
+             else {"const": []})
+    patterns = ({"type": "array", "items": {"enum": offered}, "maxItems": 2,
+                 "uniqueItems": True} if offered else {"const": []})
+    new = {"enum": [NO_NEW, *dict.fromkeys(n for n in names if n not in labels)]}
+    return _update(branches[0] if len(branches) == 1 else {"anyOf": branches}, 1, len(labels),
+                   patterns, links, new)
+
+
+def _moved(label: str, words: list[str], kept: Sequence[str]) -> dict[str, Any]:
+    """One basin's branch of an update request: its label, a step, words to add and remove."""
+    add = ({"type": "array", "items": {"enum": words}, "minItems": 1,
+            "maxItems": KEYWORDS_ADDED, "uniqueItems": True} if words
+           else {"const": []})
+    remove = ({"type": "array", "items": {"enum": list(kept)}, "maxItems": KEYWORDS_ADDED,
+               "uniqueItems": True} if kept else {"const": []})
+    return {"type": "object",
+            "properties": {"basin": {"const": label}, "delta": {"enum": list(STEPS)},
+                           "add": add, "remove": remove},
+            "required": ["basin", "delta", "add", "remove"], "additionalProperties": False}
+
+
+def _update(update: dict, least: int, most: int, patterns: dict, links: dict,
+            new: dict) -> bytes:
     return _bytes({
         "type": "object",
         "properties": {
-            "updates": {"type": "array", "items": update, "maxItems": most},
+            "life": {"enum": list(LIFE)},
+            "updates": {"type": "array", "items": update, "minItems": least, "maxItems": most},
+            "patterns": patterns,
+            "links": links,
             "new": new,
-            "links": {"type": "array", "items": link, "maxItems": LINKS if labels else 64},
-            "patterns": _texts(PATTERNS, LABEL_CHARS) if labels else _texts(16, 64),
-            "shift": {"type": "boolean"},
         },
-        "required": ["updates", "new", "links", "patterns", "shift"],
+        "required": ["life", "updates", "patterns", "links", "new"],
         "additionalProperties": False,
     })
+
+
+def _basins(basins: object) -> list[tuple[str, tuple[str, ...]]]:
+    if isinstance(basins, str | bytes) or not hasattr(basins, "__iter__"):
+        raise SeamError(f"Expected the basins an update shows but got {basins!r:.80}")
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for b in basins:
+        label, kept = b
+        if not isinstance(label, str) or not label:
+            raise SeamError(f"Expected a basin's label but got {label!r:.80}")
+        if label not in (x for x, _ in out):
+            out.append((label, tuple(kept)))
+    if not out:
+        raise SeamError("an update's schema needs at least one basin, and none was shown")
+    return out
 
 
 def keywords_schema(request: bool = False) -> bytes:

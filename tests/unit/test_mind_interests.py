@@ -48,14 +48,14 @@ def rows(villager=1):
 def night(st, answers, state=None):
     state = state or seeded_state("Food", "Ander")
     o = ScriptedOracle([json.dumps(a) for a in answers])
-    got = basins_round(NOW, [Due(1, "Halla")], {1: rows()}, {1: state}, o, st, DAY)
+    got = basins_round(NOW, [Due(1, "Halla")], {1: rows()}, {1: state}, o, st, DAY, {1: "Halla", 2: "Ander"})
     return got, o
 
 
 def test_a_touched_basin_moves_by_its_delta_clamped_to_three_tenths_as_the_answer_is_read(st):
     got, _ = night(st, [{"updates": [{"basin": "Food", "delta": 0.9, "add": ["berries"],
                                       "remove": []}],
-                         "new": None, "links": [], "patterns": [], "shift": False}])
+                         "new": "none", "links": [], "patterns": [], "life": "as before"}])
     moved = [e for e in got.events if isinstance(e, ev.BasinsMoved)]
     assert len(moved) == 1 and moved[0].basins == ("food",) and moved[0].deltas == (300,)
     s = folded(seeded_state("Food", "Ander"), moved[0])
@@ -65,8 +65,8 @@ def test_a_touched_basin_moves_by_its_delta_clamped_to_three_tenths_as_the_answe
 
 def test_an_update_naming_a_basin_the_villager_does_not_have_is_refused_and_changes_it_nothing(st):
     got, _ = night(st, [{"updates": [{"basin": "Boats", "delta": 0.2, "add": [], "remove": []}],
-                         "new": None, "links": [["Food", "Boats"]], "patterns": [],
-                         "shift": False}])
+                         "new": "none", "links": [["Food", "Boats"]], "patterns": [],
+                         "life": "as before"}])
     refusals = [e for e in got.events if isinstance(e, ev.Refusal)]
     assert [(r.purpose, r.check) for r in refusals] == [("basins", "unknown"),
                                                         ("basin-link", "unknown")]
@@ -77,7 +77,7 @@ def test_an_update_naming_a_basin_the_villager_does_not_have_is_refused_and_chan
 def test_a_basin_moved_twice_or_by_a_number_that_is_not_finite_is_refused_by_its_check(st):
     got, _ = night(st, [{"updates": [{"basin": "Food", "delta": 0.1, "add": [], "remove": []},
                                      {"basin": "food", "delta": 0.2, "add": [], "remove": []}],
-                         "new": None, "links": [], "patterns": [], "shift": False}])
+                         "new": "none", "links": [], "patterns": [], "life": "as before"}])
     assert [e.check for e in got.events if isinstance(e, ev.Refusal)] == ["twice"]
     moved = next(e for e in got.events if isinstance(e, ev.BasinsMoved))
     assert moved.deltas == (100,)
@@ -85,17 +85,18 @@ def test_a_basin_moved_twice_or_by_a_number_that_is_not_finite_is_refused_by_its
 
 def test_an_answer_that_is_not_the_update_shape_is_refused_whole_and_nothing_relaxes(st):
     o = ScriptedOracle(["{\"updates\": 3}"])
-    got = basins_round(NOW, [Due(1, "Halla")], {1: rows()}, {1: seeded_state("Food")}, o, st, DAY)
+    got = basins_round(NOW, [Due(1, "Halla")], {1: rows()}, {1: seeded_state("Food")}, o, st, DAY, {})
     assert [type(e).__name__ for e in got.events] == ["Answered", "Refusal"]
     assert got.events[1].check == "shaped"
 
 
 def test_a_new_basin_joins_at_four_tenths_and_one_that_exists_is_refused_as_existing(st):
-    got, _ = night(st, [{"updates": [], "new": {"label": "Ander", "keywords": []}, "links": [],
-                         "patterns": [], "shift": False}])
+    got, _ = night(st, [{"updates": [], "new": "Ander", "links": [],
+                         "patterns": [], "life": "as before"}])
     assert [e.check for e in got.events if isinstance(e, ev.Refusal)] == ["exists"]
-    got, _ = night(st, [{"updates": [], "new": {"label": "River", "keywords": ["water"]},
-                         "links": [["River", "Food"]], "patterns": ["wet"], "shift": True}])
+    got, _ = night(st, [{"updates": [], "new": "River",
+                         "links": [["River", "Food"]], "patterns": ["wet"],
+                         "life": "turned around"}])
     moved = next(e for e in got.events if isinstance(e, ev.BasinsMoved))
     s = folded(seeded_state("Food", "Ander"), moved)
     assert s.basin("river").weight == 0.4 and s.basin("river").conversations == 1
@@ -108,7 +109,7 @@ def test_keywords_are_consolidated_after_the_second_cap_hit_and_kept_when_the_an
         s = la.attractor_update(s, la.AttractorUpdate(basins=(la.BasinUpdate(
             "food", 0.1, add_keywords=tuple(f"w{k}{i}" for i in range(11))),)))
     assert la.consolidation_due(s.basin("food"))
-    quiet = {"updates": [], "new": None, "links": [], "patterns": [], "shift": False}
+    quiet = {"updates": [], "new": "none", "links": [], "patterns": [], "life": "as before"}
     got, o = night(st, [quiet, {"keywords": ["meals", "bread"]}], state=s)
     assert [a.purpose for a in o.asked] == ["basins", "keywords"]
     kept = next(e for e in got.events if isinstance(e, ev.KeywordsConsolidated))
@@ -127,7 +128,7 @@ def test_the_book_reads_entropy_and_trajectory_at_every_night_a_villager_moved(s
     book = BasinBook()
     book.apply(0, [ev.BasinsSeeded(villager=1, labels=("Food", "Ander"))])
     got, _ = night(st, [{"updates": [{"basin": "Food", "delta": 0.2, "add": [], "remove": []}],
-                         "new": None, "links": [], "patterns": [], "shift": False}])
+                         "new": "none", "links": [], "patterns": [], "life": "as before"}])
     book.apply(NOW, got.events)
     (r,) = book.readings[1]
     assert r.tick == NOW and r.entropy == pytest.approx(la.entropy(book.of(1)))
@@ -144,11 +145,15 @@ def test_the_basins_view_keeps_to_its_budget_naming_the_lightest_only(st):
     assert view(None, st) == "" and view(s, dataclasses.replace(st, attractor=None)) == ""
 
 
-def test_the_update_request_offers_only_the_villagers_basins_and_the_stated_steps():
-    req = json.loads(update_schema(["Food", "Ander"]))
-    item = req["properties"]["updates"]["items"]["properties"]
-    assert item["basin"] == {"enum": ["Food", "Ander"]}
-    assert item["delta"] == {"enum": [-0.2, -0.1, 0.1, 0.2]}
+def test_the_update_request_offers_only_the_villagers_basins_the_days_words_and_the_stated_steps():
+    req = json.loads(update_schema([("Food", ()), ("Ander", ("bread",))], ["berries"], ["Mose"]))
+    a, b = req["properties"]["updates"]["items"]["anyOf"]
+    assert a["properties"]["basin"] == {"const": "Food"}
+    assert b["properties"]["remove"]["items"] == {"enum": ["bread"]}
+    assert a["properties"]["add"]["items"] == {"enum": ["berries"]}
+    assert a["properties"]["delta"] == {"enum": [-0.2, -0.1, 0.1, 0.2]}
+    assert req["properties"]["new"] == {"enum": ["none", "Mose"]}
+    assert req["properties"]["links"]["items"] == {"enum": [["Food", "Ander"]]}
 
 
 # --- the plan --------------------------------------------------------------------------
