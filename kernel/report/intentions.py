@@ -92,7 +92,7 @@ def effect(sc, log_path: str | os.PathLike, from_day: int = 1) -> Effect:
     ticks = len(logged)
     cal = sc.world.calendar
     start = from_day * cal.ticks_per_day
-    days = -(-ticks // cal.ticks_per_day)          # the days the log holds, the last one begun
+    days = cal.days_in(ticks)          # the days the log holds, the last one begun
     wanted = [(day, v, x) for day, by in sorted(book.days.items()) if from_day <= day < days
               for v, xs in sorted(by.items()) for x in xs]
     kept = _measure(sc, _frames(sc, book, ticks, ticks + 1), wanted, logged)
