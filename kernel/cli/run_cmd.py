@@ -41,6 +41,22 @@ def _night_lines(report) -> list[str]:
             for now, n in by_night(report.rounds, report.nights)]
 
 
+def _interest_lines(report) -> list[str]:
+    out = []
+    for b in report.basins:
+        c = b.counts
+        out.append(f"  {'all':<8} basins at tick {b.now:>5}: {c['asked']} updates asked "
+                   f"({c['refused_whole']} refused whole), {c['moved']} basins moved, "
+                   f"{c['born']} new, {c['parts_refused']} parts refused; keywords "
+                   f"consolidated {c['consolidated']} of {c['consolidations']}")
+    for p in report.plans:
+        c = p.counts
+        out.append(f"  {'all':<8} plans  at tick {p.now:>5}: {c['asked']} plans asked "
+                   f"({c['refused_whole']} refused whole), {c['accepted']} intentions accepted "
+                   f"and {c['refused']} refused")
+    return out
+
+
 def _cost_lines(oracle, pace: int) -> list[str]:
     out = ["", f"  what the rounds cost, at {pace} ticks a second (measured here; yours will differ)",
            f"  {'':>4} {'call':<26} {'model':<30} {'took':>9} {'ticks':>8} {'tokens in/out':>14}"]
@@ -134,7 +150,7 @@ def _run_into(sc, oracle, backend: str, st, path: Path, *, record: bool, index: 
                             on_round=lambda r: [click.echo(x) for x in _round_lines(r)],
                             projections=[idx] if idx else ())
     took = time.perf_counter() - t0
-    for line in _night_lines(report):
+    for line in _night_lines(report) + _interest_lines(report):
         click.echo(line)
     click.echo(f"  {report.ticks} ticks, {report.events} events, {report.thoughts} thoughts written "
                f"in {took:.1f}s")
@@ -233,7 +249,7 @@ def replay_one(name: str, where: Path, echo=click.echo) -> bool:
         for rnd in report.rounds:
             for line in _round_lines(rnd):
                 echo(line)
-        for line in _night_lines(report):
+        for line in _night_lines(report) + _interest_lines(report):
             echo(line)
         echo(f"  {oracle.read} calls read off the recording ({oracle.total} in it), "
              f"{oracle.matched} requests rendered here that were the recorded bytes, "

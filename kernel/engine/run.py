@@ -282,6 +282,8 @@ class RunReport:
     events: int = 0
     rounds: list[Round] = field(default_factory=list)
     nights: list[Night] = field(default_factory=list)
+    basins: list[BasinsNight] = field(default_factory=list)
+    plans: list[Plans] = field(default_factory=list)
     rows: dict[int, int] = field(default_factory=dict)   # villager -> rows at the end
     head_hex: str = ""
     bytes: int = 0
@@ -342,6 +344,10 @@ def account(report: RunReport, events: Sequence[ev.Event], ts: TickState,
             options.on_round(ts.round)
     if ts.night is not None:
         report.nights.append(ts.night)
+    if ts.basins is not None:
+        report.basins.append(ts.basins)
+    if ts.plans is not None:
+        report.plans.append(ts.plans)
     if options.progress is not None:
         options.progress(1)
 

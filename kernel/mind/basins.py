@@ -199,6 +199,20 @@ class BasinsNight:
     def calls(self) -> int:
         return sum(1 for u in self.updates if u.said is not None) + self.consolidations
 
+    @property
+    def counts(self) -> dict[str, int]:
+        """What the night's updates came to: asked, refused whole, basins moved, born, parts
+        refused, keyword consolidations asked and accepted."""
+        moved = [u.moved for u in self.updates if u.moved is not None]
+        return {"asked": len(self.updates),
+                "refused_whole": sum(1 for u in self.updates if u.moved is None),
+                "moved": sum(len(m.basins) for m in moved),
+                "born": sum(1 for m in moved if m.born),
+                "parts_refused": sum(len(u.refused) for u in self.updates if u.moved is not None),
+                "consolidations": self.consolidations,
+                "consolidated": sum(1 for e in self.events
+                                    if isinstance(e, ev.KeywordsConsolidated))}
+
 
 def seeded(founded: Iterable[ev.Event], basins: Mapping[int, tuple[str, ...]]) -> list[ev.Event]:
     """A `BasinsSeeded` for every villager founded among `founded` that `basins` gives any."""

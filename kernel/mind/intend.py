@@ -103,6 +103,14 @@ class Plans:
     def calls(self) -> int:
         return sum(1 for p in self.plans if p.said is not None)
 
+    @property
+    def counts(self) -> dict[str, int]:
+        """What the night's plans came to: asked, refused whole, intentions accepted and refused."""
+        whole = sum(1 for p in self.plans if p.refused and p.refused[0].check == "shaped")
+        return {"asked": len(self.plans), "refused_whole": whole,
+                "accepted": sum(len(p.accepted) for p in self.plans),
+                "refused": sum(len(p.refused) for p in self.plans) - whole}
+
 
 def met(stream: Sequence[Memory], villager: int, names: Mapping[int, str]) -> dict[str, int]:
     """The villagers `villager`'s rows are about, other than itself, by name, in id order."""

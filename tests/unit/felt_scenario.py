@@ -18,13 +18,24 @@ from kernel import config
 NIGHT = {"shown": 24, "groups": 4, "members": 6, "limit": 192}
 
 
+ATTRACTOR = {"rule": "current", "shown": 12, "budget": 360, "limit": 160}
+PLAN = {"intentions": 3, "limit": 96, "carry_out": True}
+BASINS = {"Halla": ["Food", "Ander"], "Ander": ["Food", "Mose", "Quiet"], "Mose": ["Sharing"]}
+
+
 def make(folder: Path, *, days: int = 3, tpd: int = 200, night: dict | None = NIGHT,
-         importance: str = "felt", reflecting: tuple[str, ...] = ("Halla", "Ander", "Mose")) -> Path:
-    """Write a scenario folder and return it."""
+         importance: str = "felt", reflecting: tuple[str, ...] = ("Halla", "Ander", "Mose"),
+         basins: dict | None = None, attractor: dict | None = None,
+         plan: dict | None = None) -> Path:
+    """Write a scenario folder and return it: `basins` by villager name go into its world
+    config, `attractor` and `plan` blocks into its thought file."""
     root = Path(__file__).resolve().parents[2]
     folder.mkdir(parents=True, exist_ok=True)
     world = json.loads((root / "fixtures/village-day/world.json").read_text())
     world["ticks_per_day"] = tpd
+    for v in world["villagers"]:
+        if basins and basins.get(v["name"]):
+            v["basins"] = basins[v["name"]]
     (folder / "world.json").write_text(json.dumps(world))
     imp = config.thaw(config.load("importance").value)   # the shipped valence table with it
     (folder / "importance.json").write_text(json.dumps(imp))
@@ -34,6 +45,9 @@ def make(folder: Path, *, days: int = 3, tpd: int = 200, night: dict | None = NI
     th.pop("night", None)
     if night is not None:
         th["night"] = night
+    for key, block in (("attractor", attractor), ("plan", plan)):
+        if block is not None:
+            th[key] = block
     (folder / "thought.json").write_text(json.dumps(th))
     (folder / "scenario.json").write_text(json.dumps({
         "name": folder.name, "description": "a felt test scenario", "ticks": days * tpd,
@@ -62,4 +76,24 @@ def answer(ask, *, statement=None, plan=None) -> str:
         if plan is not None:
             return plan(ask, ids)
         return json.dumps({"groups": [{"anchor": ids[0], "absorbed": ids[1:2]}]})
+    if ask.purpose == "basins":
+        # the first basin the request offers, a little more, with the first word it offers
+        req = json.loads(ask.schema)
+        item = req["properties"]["updates"]["items"]
+        first = item.get("anyOf", [item])[0]["properties"]
+        words = first["add"].get("items", {}).get("enum", [])
+        return json.dumps({"life": "as before", "updates": [
+            {"basin": first["basin"]["const"], "delta": 0.1, "add": words[:1], "remove": []}],
+            "patterns": [], "links": [], "new": "none"})
+    if ask.purpose == "keywords":
+        return json.dumps({"keywords": ["days"]})
+    if ask.purpose == "plan":
+        # seek the first villager the request offers, else stay home
+        req = json.loads(ask.schema)
+        item = req["properties"]["plan"]["items"]
+        for b in item.get("anyOf", [item]):
+            if b["properties"]["do"]["const"] == "seek":
+                return json.dumps({"plan": [{"do": "seek",
+                                             "who": b["properties"]["who"]["enum"][0]}]})
+        return json.dumps({"plan": [{"do": "home"}]})
     raise AssertionError(ask.purpose)
