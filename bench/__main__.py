@@ -10,7 +10,7 @@ import importlib
 import sys
 
 SUITES = ("bench_log", "bench_laws", "bench_world", "bench_replay", "bench_retrieval", "bench_felt",
-          "bench_cluster", "bench_fold", "bench_minds", "bench_decoding")
+          "bench_cluster", "bench_fold", "bench_minds", "bench_decoding", "bench_attractor")
 
 
 def main(argv: list[str]) -> int:
