@@ -158,3 +158,76 @@ def test_the_four_trajectories_are_checked_in_order():
     assert laws.trajectory(state((0.8, 0.7), (0.5, 0.6), (0.5, 0.5))) == laws.DIVERGING
     assert laws.trajectory(state((0.52, 0.51), (0.5, 0.49))) == laws.STABLE
     assert laws.trajectory(seeded()) == laws.STABLE
+
+
+def test_the_law_clamps_a_delta_it_is_handed_directly_so_a_caller_that_skips_the_parse_moves_a_weight_at_most_three_tenths():
+    # the document's applyUpdate trusts its caller; this law does not
+    for rule in (laws.attractor_update, laws.attractor_update_single):
+        s = rule(seeded(), AttractorUpdate(basins=(BasinUpdate("systems", 5.0),
+                                                   BasinUpdate("music", -5.0))))
+        relaxed = 0.5 + (0.3 - 0.5) * 0.05 if rule is laws.attractor_update_single else 0.5
+        assert s.basin("systems").weight == pytest.approx(relaxed + 0.3)
+        assert s.basin("music").weight == pytest.approx(relaxed - 0.3)
+
+
+def test_a_basin_at_the_floor_is_kept_and_comes_back_on_a_positive_delta_or_by_drifting():
+    s = seeded()
+    for _ in range(3):
+        s = laws.attractor_update(s, AttractorUpdate(basins=(BasinUpdate("cooking", -0.3),)))
+    assert s.basin("cooking").weight == 0.05
+    assert [b.slug for b in s.basins] == ["systems", "music", "cooking"]
+    back = laws.attractor_update(s, AttractorUpdate(basins=(BasinUpdate("cooking", 0.2),)))
+    assert back.basin("cooking").weight == pytest.approx(0.25)
+    assert back.basin("cooking").conversations == 1
+    drifted = laws.attractor_update(s, AttractorUpdate())
+    assert drifted.basin("cooking").weight == pytest.approx(0.05 + (0.3 - 0.05) * 0.05)
+
+
+def test_a_new_basin_counts_as_used_in_the_update_it_joins_and_two_of_one_slug_join_once():
+    s = laws.attractor_update(
+        seeded(), AttractorUpdate(new_basins=(NewBasin("Tide pools"), NewBasin("tide-Pools!")))
+    )
+    assert [b.slug for b in s.basins] == ["systems", "music", "cooking", "tide-pools"]
+    b = s.basin("tide-pools")
+    assert (b.label, b.weight, b.conversations, b.last_active) == ("Tide pools", 0.4, 1, 1)
+    again = laws.attractor_update(s, AttractorUpdate(new_basins=(NewBasin("Tide Pools"),)))
+    assert [b.slug for b in again.basins] == [b.slug for b in s.basins]
+    assert again.basin("tide-pools").weight == pytest.approx(0.4 + (0.3 - 0.4) * 0.05)
+
+
+def test_a_new_basin_with_more_than_ten_keywords_keeps_its_newest_ten_and_counts_one_cap_hit():
+    words = tuple(f"k{i}" for i in range(12))
+    s = laws.attractor_update(seeded(), AttractorUpdate(new_basins=(NewBasin("Rope", words),)))
+    assert s.basin("rope").keywords == words[2:]
+    assert s.basin("rope").cap_hits == 1
+
+
+def test_the_emerging_patterns_are_the_last_update_s_not_an_accumulation():
+    s = laws.attractor_update(seeded(), AttractorUpdate(emerging_patterns=("salt", "knots")))
+    s = laws.attractor_update(s, AttractorUpdate(emerging_patterns=("gulls",)))
+    assert s.emerging == ("gulls",)
+    s = laws.attractor_update(s, AttractorUpdate())
+    assert s.emerging == () and s.phase == 0
+
+
+def test_converging_needs_the_top_basin_to_have_grown_and_restructuring_is_checked_before_diverging():
+    def state(*steps):
+        return laws.AttractorState(
+            basins=tuple(
+                laws.Basin(f"b{i}", f"b{i}", after, trajectory=(before, after))
+                for i, (before, after) in enumerate(steps)
+            )
+        )
+
+    # mean step 0.0625 with the top basin (0.75) grown: converging
+    assert laws.trajectory(state((0.625, 0.75), (0.5, 0.5))) == laws.CONVERGING
+    # the same mean with the top basin shrunk: diverging
+    assert laws.trajectory(state((0.875, 0.75), (0.5, 0.5))) == laws.DIVERGING
+    # mean 0.125 with the top basin grown: too much movement to converge, diverging
+    assert laws.trajectory(state((0.5, 0.75), (0.5, 0.5))) == laws.DIVERGING
+    # mean 0.25, above both 0.15 and 0.05: restructuring, checked first
+    assert laws.trajectory(state((0.25, 0.75), (0.5, 0.5))) == laws.RESTRUCTURING
+    # a basin with one weight (just born) is not counted in the mean
+    born = laws.Basin("new", "new", 0.4, trajectory=(0.4,))
+    only = laws.AttractorState(basins=(*state((0.5, 0.75), (0.5, 0.5)).basins, born))
+    assert laws.trajectory(only) == laws.DIVERGING
