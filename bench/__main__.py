@@ -10,7 +10,6 @@ import importlib
 import sys
 
 SUITES = ("bench_log", "bench_laws", "bench_world", "bench_replay", "bench_retrieval", "bench_felt",
-SUITES = ("bench_log", "bench_laws", "bench_world", "bench_replay", "bench_retrieval", "bench_felt",
           "bench_cluster", "bench_fold", "bench_minds", "bench_decoding", "bench_attractor",
           "bench_intentions")
 
