@@ -196,6 +196,18 @@ def _quiet_home(w: Where) -> Path:
     return home
 
 
+def _thought_home(w: Where, **blocks) -> Path:
+    """A home whose day-of-three reads a thought file of its own: the shipped one with `blocks`."""
+    home = _home_copy(w)
+    folder = home / "fixtures" / "day-of-three"
+    th = json.loads((home / "configs" / "thought.json").read_text(encoding="utf-8"))
+    (folder / "thought.json").write_text(json.dumps(th | blocks), encoding="utf-8")
+    sc = json.loads((folder / "scenario.json").read_text(encoding="utf-8"))
+    (folder / "scenario.json").write_text(json.dumps(sc | {"thought": "thought.json"}),
+                                          encoding="utf-8")
+    return home
+
+
 def _exemplar_format_2_with_one_vector_changed(w: Where) -> Path:
     from kernel.oracle import exemplar as ex
 
@@ -250,6 +262,34 @@ ROWS: list[Row] = [
         _world_run(w, w.world(villagers=[dict(WORLD["villagers"][0], id=10 ** 30)])), 1,
         r".*w\.json does not match configs/schema/world\.json \(1 error\): at \$\.villagers\[0\]\.id: "
         r"10{30} is greater than the maximum of 1000000000$")),
+
+    ("two basins of one slug are one line naming both", lambda w: Case(
+        _world_run(w, w.world(villagers=[dict(WORLD["villagers"][0], basins=["Food", "food"]),
+                                         *WORLD["villagers"][1:]])), 1,
+        r".*w\.json: villagers\[0\] \(\w+\) has the basins 'Food' and 'food', which are one "
+        r"basin \('food'\)$")),
+    ("a basin label that is not words is one line", lambda w: Case(
+        _world_run(w, w.world(villagers=[dict(WORLD["villagers"][0], basins=["--"]),
+                                         *WORLD["villagers"][1:]])), 1,
+        r".*w\.json does not match configs/schema/world\.json \(1 error\): at "
+        r"\$\.villagers\[0\]\.basins\[0\]: '--' does not match ")),
+    ("a temperament outside its range is one line", lambda w: Case(
+        _world_run(w, w.world(villagers=[dict(WORLD["villagers"][0], temperament={
+            "valence_bias": 0, "intensity_amplification": 9}), *WORLD["villagers"][1:]])), 1,
+        r".*w\.json does not match configs/schema/world\.json \(1 error\): at "
+        r"\$\.villagers\[0\]\.temperament\.intensity_amplification: 9 is greater than the "
+        r"maximum of 4$")),
+    ("an attractor rule that is neither is one line before any model", lambda w: Case(
+        ["--home", str(_thought_home(w, attractor={"rule": "sideways", "shown": 12,
+                                                    "budget": 360, "limit": 160})),
+         "run", "day-of-three", "--oracle", "replay", "--out", str(w.dir / "r.log")], 1,
+        r".*thought\.json does not match configs/schema/thought\.json \(1 error\): at "
+        r"\$\.attractor\.rule: 'sideways' is not one of \['current', 'single'\]$")),
+    ("a plan of no intentions is one line before any model", lambda w: Case(
+        ["--home", str(_thought_home(w, plan={"intentions": 0, "limit": 96, "carry_out": True})),
+         "run", "day-of-three", "--oracle", "replay", "--out", str(w.dir / "r.log")], 1,
+        r".*thought\.json does not match configs/schema/thought\.json \(1 error\): at "
+        r"\$\.plan\.intentions: 0 is less than the minimum of 1$")),
 
     # Paths.
     ("out in a missing folder is one line", lambda w: Case(
