@@ -31,30 +31,28 @@ def _round_lines(rnd: Round) -> list[str]:
 
 
 def _night_lines(report) -> list[str]:
+    """Each night's lines, in tick order: its consolidation, then its basins and its plans
+    where the run has them."""
     from kernel.report.figures import by_night
 
-    return [f"  {'all':<8} night at tick {now:>6}: {n['night_plans']} plans asked "
-            f"({n['plans_refused']} refused whole), groups {n['groups_accepted']} accepted and "
-            f"{n['groups_refused']} refused, rows {n['rows_absorbed']} absorbed and "
-            f"{n['rows_forgotten']} forgotten; that day {n['rows_refelt']} rows re-felt, "
-            f"{n['recurrences']} recurrences"
-            for now, n in by_night(report.rounds, report.nights)]
-
-
-def _interest_lines(report) -> list[str]:
-    out = []
+    lines = [(now, 0, f"  {'all':<8} night at tick {now:>6}: {n['night_plans']} plans asked "
+              f"({n['plans_refused']} refused whole), groups {n['groups_accepted']} accepted and "
+              f"{n['groups_refused']} refused, rows {n['rows_absorbed']} absorbed and "
+              f"{n['rows_forgotten']} forgotten; that day {n['rows_refelt']} rows re-felt, "
+              f"{n['recurrences']} recurrences")
+             for now, n in by_night(report.rounds, report.nights)]
     for b in report.basins:
         c = b.counts
-        out.append(f"  {'all':<8} basins at tick {b.now:>5}: {c['asked']} updates asked "
-                   f"({c['refused_whole']} refused whole), {c['moved']} basins moved, "
-                   f"{c['born']} new, {c['parts_refused']} parts refused; keywords "
-                   f"consolidated {c['consolidated']} of {c['consolidations']}")
+        lines.append((b.now, 1, f"  {'all':<8} basins at tick {b.now:>5}: {c['asked']} updates "
+                      f"asked ({c['refused_whole']} refused whole), {c['moved']} basins moved, "
+                      f"{c['born']} new, {c['parts_refused']} parts refused; keywords "
+                      f"consolidated {c['consolidated']} of {c['consolidations']}"))
     for p in report.plans:
         c = p.counts
-        out.append(f"  {'all':<8} plans  at tick {p.now:>5}: {c['asked']} plans asked "
-                   f"({c['refused_whole']} refused whole), {c['accepted']} intentions accepted "
-                   f"and {c['refused']} refused")
-    return out
+        lines.append((p.now, 2, f"  {'all':<8} plans at tick {p.now:>6}: {c['asked']} plans "
+                      f"asked ({c['refused_whole']} refused whole), {c['accepted']} intentions "
+                      f"accepted and {c['refused']} refused"))
+    return [line for _, _, line in sorted(lines)]
 
 
 def _cost_lines(oracle, pace: int) -> list[str]:
@@ -150,7 +148,7 @@ def _run_into(sc, oracle, backend: str, st, path: Path, *, record: bool, index: 
                             on_round=lambda r: [click.echo(x) for x in _round_lines(r)],
                             projections=[idx] if idx else ())
     took = time.perf_counter() - t0
-    for line in _night_lines(report) + _interest_lines(report):
+    for line in _night_lines(report):
         click.echo(line)
     click.echo(f"  {report.ticks} ticks, {report.events} events, {report.thoughts} thoughts written "
                f"in {took:.1f}s")
@@ -249,7 +247,7 @@ def replay_one(name: str, where: Path, echo=click.echo) -> bool:
         for rnd in report.rounds:
             for line in _round_lines(rnd):
                 echo(line)
-        for line in _night_lines(report) + _interest_lines(report):
+        for line in _night_lines(report):
             echo(line)
         echo(f"  {oracle.read} calls read off the recording ({oracle.total} in it), "
              f"{oracle.matched} requests rendered here that were the recorded bytes, "

@@ -252,8 +252,12 @@ def alike(vectors: Sequence[np.ndarray]) -> tuple[float, int]:
 
 # --- the sums ---------------------------------------------------------------------------------
 
-PURPOSES = ("questions", "statement", "night")
-"""The purposes of a generation call, in the order a round and a night make them."""
+PURPOSES = ("questions", "statement", "night", "basins", "keywords", "plan")
+"""The purposes of a generation call, in the order a round and a night make them: a
+reflection's two, the night's consolidation plan, then, where a run has basins and plans,
+the basins' update, a keyword consolidation and the plan for tomorrow."""
+ALWAYS = PURPOSES[:3]
+"""The purposes every measure shows, with answers or none; the others where a run has any."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,8 @@ def _reader(cls: type) -> Reader | None:
     layout = encode.PLAIN.get(cls)  # the log's own word on which kinds are plain
     if layout is None or "__post_init__" in vars(cls) or not hasattr(cls, "__slots__"):
         return None
+    if any(t not in (int, str, tuple) for t in layout.types):
+        return None     # a kind of the night's, with texts, flags or none: few, read the long way
     names = layout.fields
     lines, sets = [], []
     for i, (n, t) in enumerate(zip(names, layout.types, strict=True)):

@@ -27,6 +27,11 @@ import msgpack
 from kernel import events as ev
 
 
+TEXTS = "tuple of texts"
+NESTED = "tuple of tuples of texts"
+MAYBE_INT = "an integer or None"
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Plain:
     """How an event kind whose fields are plain is laid out as its canonical map."""
@@ -34,24 +39,39 @@ class Plain:
     kind: str
     names: tuple[str, ...]          # the map's keys, sorted, "kind" among them
     fields: tuple[str, ...]         # the fields, sorted
-    types: tuple[type, ...]         # each field's type: int, str, or tuple (of ints)
+    types: tuple[object, ...]       # each field's type: int, str, bool, tuple (of ints), or one
+    #                                 of TEXTS, NESTED and MAYBE_INT
     kind_at: int                    # where "kind" falls among the keys
     read: typing.Callable[[ev.Event], tuple]
 
 
+def _layout(t: object) -> object | None:
+    """A field's type as `Plain` checks it, or None for a type it does not know."""
+    if t is int or t is str or t is bool:
+        return t
+    args = typing.get_args(t)
+    if typing.get_origin(t) is tuple:
+        if args == (int, ...):
+            return tuple
+        if args == (str, ...):
+            return TEXTS
+        if len(args) == 2 and args[1] is ... and typing.get_args(args[0]) == (str, ...):
+            return NESTED
+    if set(args) == {int, type(None)}:
+        return MAYBE_INT
+    return None
+
+
 def plain(cls: type) -> Plain | None:
-    """The layout of an event kind whose every field is an int, text or a tuple of ints; else None."""
+    """The layout of an event kind whose every field is of a type `_layout` knows; else None."""
     hints = typing.get_type_hints(cls)
     fields = tuple(sorted(f.name for f in dataclasses.fields(cls)))
-    types: list[type] = []
+    types: list[object] = []
     for n in fields:
-        t = hints[n]
-        if t is int or t is str:
-            types.append(t)
-        elif typing.get_origin(t) is tuple and typing.get_args(t) == (int, ...):
-            types.append(tuple)
-        else:
+        t = _layout(hints[n])
+        if t is None:
             return None
+        types.append(t)
     if not fields or "kind" in fields:
         return None
     names = tuple(sorted((*fields, "kind")))
@@ -64,16 +84,31 @@ PLAIN: dict[type, Plain | None] = {cls: plain(cls) for cls in ev.KINDS.values()}
 """Every known kind's layout, by its class (None for a kind with other fields)."""
 
 
+def _texts(v: object) -> bool:
+    return type(v) is tuple and all(type(x) is str for x in v)
+
+
 def values(p: Plain, e: ev.Event) -> tuple | None:
     """`e`'s fields in sorted order when each is exactly of its declared type; else None."""
     vals = p.read(e)
     for v, t in zip(vals, p.types, strict=True):
-        if type(v) is not t:
-            return None
         if t is tuple:
+            if type(v) is not tuple:
+                return None
             for x in v:
                 if type(x) is not int:
                     return None
+        elif t is TEXTS:
+            if not _texts(v):
+                return None
+        elif t is NESTED:
+            if type(v) is not tuple or not all(_texts(x) for x in v):
+                return None
+        elif t is MAYBE_INT:
+            if v is not None and type(v) is not int:
+                return None
+        elif type(v) is not t:
+            return None
     return vals
 
 

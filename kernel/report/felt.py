@@ -100,7 +100,8 @@ def journal_of(sc: Scenario, *, until: int | None = None) -> Journal:
     if felt is None:
         raise VillageError(f"scenario {sc.name} has no felt memory: its importance table has "
                            f"no valence table")
-    return Journal(felt.valences, sc.world.ticks_per_day, until=until)
+    return Journal(felt.valences, sc.world.ticks_per_day, until=until,
+                   temperaments=felt.temperaments)
 
 
 def why_not_felt(sc: Scenario | None, digest: str = "") -> str | None:

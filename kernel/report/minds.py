@@ -277,7 +277,8 @@ def measure(g: Gather, inputs: Inputs, *, run: str, names: Mapping[int, str] | N
         run=run, answers=answers, thoughts=thoughts, all=lm.tally(answers, thoughts, alike_by),
         purposes=tuple((p, lm.tally([a for a in answers if a.purpose == p],
                                     thoughts if p == "statement" else (), alike_by))
-                       for p in lm.PURPOSES),
+                       for p in lm.PURPOSES
+                       if p in lm.ALWAYS or any(a.purpose == p for a in answers)),
         villagers=tuple((v, named.get(v, f"villager {v}"),
                          lm.tally([a for a in answers if a.villager == v],
                                   [t for t in thoughts if t.villager == v], alike_by))

@@ -183,8 +183,8 @@ def _json_of(p: encode.Plain) -> typing.Callable[[tuple], str]:
 
 def _writer(cls: type) -> _Writer | None:
     p = encode.PLAIN.get(cls)
-    if p is None:
-        return None
+    if p is None or any(t not in (int, str, tuple) for t in p.types):
+        return None     # a kind of the night's, with texts, flags or none: written the long way
     who, other = cls.concerns
     at = {n: i for i, n in enumerate(p.fields)}
     return _Writer(p, at.get(who) if who else None, at.get(other) if other else None,

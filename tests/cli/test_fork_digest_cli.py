@@ -105,7 +105,7 @@ def test_two_forks_under_thought_files_that_differ_only_in_their_night_claim_two
 
 @pytest.fixture(scope="module")
 def week(tmp_path_factory) -> Path:
-    """week-of-three's recorded run, made in the shipped home (whose thought file has nights)."""
+    """week-of-three's recorded run, made in the shipped home (its thought file has nights)."""
     d = tmp_path_factory.mktemp("week")
     r = process.village("--home", str(process.ROOT), "run", "week-of-three",
                         "--out", str(d / "week.log"), timeout=300)
@@ -114,7 +114,9 @@ def week(tmp_path_factory) -> Path:
 
 
 def _fork_week(week: Path, name: str, change) -> subprocess.CompletedProcess:
-    thought = _json(week, f"{name}.json", process.ROOT / "configs" / "thought.json", change)
+    # the week's own thought file (with its attractor and plan blocks), changed
+    own = process.ROOT / "fixtures" / "week-of-three" / "thought.json"
+    thought = _json(week, f"{name}.json", own, change)
     return process.village("--home", str(process.ROOT), "fork", str(week / "week.log"),
                            "--at", "2000", "--ticks", "4000", "--thought", str(thought),
                            "--out", str(week / f"{name}.log"), timeout=300)

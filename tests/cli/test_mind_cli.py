@@ -132,10 +132,10 @@ def test_a_replay_stopped_by_the_cap_says_it_stopped_at_the_cut_naming_the_thoug
     assert res.exit_code == 0, res.output
     assert "the replay stopped at tick 3999, where the cap cut the chain" in res.output
     assert "the recording, made with the cap at 2, let stand what cap 1 refuses" in res.output
-    assert "Ander's statement 1" in res.output and "(citing 134, 270)" in res.output
+    assert "Ander's statement 2" in res.output and "(citing 134, 201)" in res.output
     assert "a thought of depth 2, over the cap of 1" in res.output
     assert ("1 step replayed whole before the stop, 6 thoughts written, 0 refused for depth "
-            "in them; the cut (3 statements refused for depth) is in the round the replay "
+            "in them; the cut (1 statement refused for depth) is in the round the replay "
             "stopped in, not among them") in res.output
 
 

@@ -21,10 +21,17 @@ def test_a_run_prints_one_line_a_night_and_the_lines_add_up_to_the_recorded_week
               if (m := NIGHT.match(line))]
     assert [n[0] for n in nights] == [1999, 3999, 5999, 7999, 9999, 11999, 13999]
     totals = [sum(n[i] for n in nights) for i in range(1, 9)]
-    # the recorded week: 10 plans (on 11 villager-nights no row felt that day could anchor a
-    # group, and none is asked), none refused whole, 12 groups accepted, 6 refused, 24 rows
-    # absorbed, 514 forgotten, 41 re-felt, 18 recurrences
-    assert totals == [10, 0, 12, 6, 24, 514, 41, 18]
+    # the recorded week: 21 plans (one a villager-night), none refused whole, 24 groups
+    # accepted, 18 refused, 48 rows absorbed, 248 forgotten, 39 re-felt, 15 recurrences
+    assert totals == [21, 0, 24, 18, 48, 248, 39, 15]
+    # and after each night's consolidation, its basins and its plans, one line each
+    out = r.output.splitlines()
+    for now in (1999, 13999):
+        at = [x.split()[1] for x in out if x.startswith("  all ")
+              and (f"at tick {now:>5}:" in x or f"at tick {now:>6}:" in x)]
+        assert at == ["night", "basins", "plans"]
+    assert "  all      plans at tick  13999: 3 plans asked (0 refused whole), 3 intentions " \
+           "accepted and 0 refused" in out
 
 
 def test_a_run_without_nights_prints_no_night_line(tmp_path):

@@ -102,9 +102,10 @@ def test_the_header_digest_formulas_are_pinned():
     # A world run's header holds the world config's digest; a run with reflection holds the
     # digest of the world's digest and each settings digest by name: the thought and
     # importance files whole, the models and embedder files without where and how fast a
-    # model runs, and the three templates' bytes. Both formulas are in committed heads.
+    # model runs, and the seven templates' bytes. Both formulas are in committed heads.
     from kernel.mind import settings as msettings
     from kernel.seam import QUESTIONS, STATEMENT, template_file
+    from kernel.seam.interests import BASINS_KEYWORDS, BASINS_UPDATE, BASINS_VIEW, PLAN
     from kernel.seam.plan import NIGHT
 
     day = msc.load("village-day")
@@ -119,16 +120,20 @@ def test_the_header_digest_formulas_are_pinned():
     embedder = config.thaw(config.load("embedder").value)
     del embedder["minilm"]["threads"]
     assert parts == {
+        "basins-keywords": template_file(BASINS_KEYWORDS).sha256,
+        "basins-update": template_file(BASINS_UPDATE).sha256,
+        "basins-view": template_file(BASINS_VIEW).sha256,
         "embedder": config.digest(embedder),
         "importance": config.load("importance").digest,
         "models": config.digest(models),
         "night": template_file(NIGHT).sha256,
+        "plan": template_file(PLAN).sha256,
         "questions": template_file(QUESTIONS).sha256,
         "statement": template_file(STATEMENT).sha256,
         "thought": config.load("thought").digest,
     }
     assert sc.header_digest == sc.digest == config.digest({"world": sc.world.digest, **parts})
-    assert sc.digest == "2fcf1ae72e70b61d303c4b46dc1675bb350bf08b8d27454f86f416773678f8b5"
+    assert sc.digest == "38e3dfaf9c7c4dee194c126bc21429919cc7b7ed21bf8944ea2776f6984555be"
     # where and how fast a model runs is not in it; which model answers is
     other = config.thaw(config.load("models").value)
     other.update(timeout_s=5, keep_alive="1h")
