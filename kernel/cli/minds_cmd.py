@@ -102,8 +102,12 @@ def lines(m) -> list[str]:
     """One run's tables."""
     names = {v: n for v, n, _ in m.villagers}
     n = {p: t.answers for p, t in m.purposes}
+    more = "".join(f", {n[p]} {what}" for p, what in (("basins", "basins updates"),
+                                                        ("keywords", "keyword consolidations"),
+                                                        ("plan", "plans for tomorrow")) if p in n)
     out = [f"{m.run}: {m.all.answers} answers ({n['questions']} questions, {n['statement']} "
-           f"statements, {n['night']} night plans) and {plural(len(m.thoughts), 'thought')}; "
+           f"statements, {n['night']} night plans{more}) and "
+           f"{plural(len(m.thoughts), 'thought')}; "
            f"vectors: {m.vectors}"]
     out += ["  " + x for x in text_table(("figure", "count", "share", ""), headline(m.all, m.vectors),
                                          frozenset({1, 2}))]
