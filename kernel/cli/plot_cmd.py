@@ -1,4 +1,4 @@
-"""`village plot RUN --what rows|strengths|cost|refusals --out FIG.png`: a figure for a paper.
+"""`village plot RUN --what rows|strengths|cost|refusals|basins --out FIG.png`: a figure for a paper.
 
 Thin: kernel.report.plots gives the series, matplotlib (the Agg backend,
 no display) draws them. Every figure is the same size in pixels, and
@@ -15,10 +15,11 @@ from kernel import files
 from kernel.calendar import Calendar
 from kernel.cli import CONTEXT
 
-WHAT = ("rows", "strengths", "cost", "refusals")
+WHAT = ("rows", "strengths", "cost", "refusals", "basins")
 SIZE = (9.0, 5.0)      # inches
 DPI = 100              # so a figure is 900 by 500 pixels
 TOP_ONE, TOP_ALL = 8, 3   # strongest rows drawn for one villager, and for each of several
+PANELS = 6             # the most villagers' basins one figure draws, a panel each
 
 
 def _figure():
@@ -142,6 +143,40 @@ def draw_refusals(by_check, title: str, out: files.Output) -> None:
     _save(plt, fig, out)
 
 
+def draw_basins(villagers, title: str, out: files.Output, ticks_per_day: int, last: int) -> None:
+    """A panel a villager (at most PANELS), a line a basin: its weight, held between nights."""
+    import math
+
+    plt, fig, _ = _figure()
+    fig.clf()
+    shown = villagers[:PANELS]
+    cols = 1 if len(shown) == 1 else 2 if len(shown) <= 4 else 3
+    rows = math.ceil(len(shown) / cols)
+    axes = fig.subplots(rows, cols, sharex=True, sharey=True, squeeze=False).ravel()
+    for ax, v in zip(axes, shown, strict=False):
+        for b, c in zip(v.lines, _colors(len(v.lines)), strict=True):
+            xs, ys = list(b.x) + [max(last, b.x[-1])], list(b.y) + [b.y[-1]]
+            ax.step(xs, ys, where="post", color=c, linewidth=1.4, label=_short(b.label, 24))
+            ax.plot(b.x, b.y, linestyle="none", marker="o", markersize=3, color=c)
+        for night in Calendar(ticks_per_day).nights_up_to(last):
+            ax.axvline(night, color="0.55", linewidth=0.7, linestyle=":")
+        ax.axhline(0.4, color="0.4", linewidth=0.6, linestyle="--")
+        ax.set_title(v.name, fontsize=10)
+        ax.set_ylim(0, 1.02)
+        ax.set_xlim(0, max(1, last) * 1.04)     # room past the last night, to see it move
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="lower left", frameon=False, ncol=2)
+    for ax in axes[len(shown):]:
+        ax.set_visible(False)
+    fig.supxlabel(f"tick (1 tick = 1 step of the world; dotted: a night, every {ticks_per_day} "
+                  f"ticks)", fontsize=9)
+    fig.supylabel("basin weight (0 to 1; dashed: 0.4, above it active)", fontsize=9)
+    more = (f" ({len(shown)} of {len(villagers)} villagers; --who NAME for another)"
+            if len(villagers) > len(shown) else "")
+    fig.suptitle(f"{title}: basin weights over the nights{more}", fontsize=11)
+    _save(plt, fig, out)
+
+
 def _save(plt, fig, out: files.Output) -> None:
     """Draw the figure into a temporary file beside its path and rename it there, so a
     failed write (a full disk) leaves the PNG that was there, or none, and no empty file."""
@@ -170,7 +205,8 @@ def _output(run: str, out: str, exemplars: str | None) -> files.Output:
 @click.option("--exemplars", type=click.Path(dir_okay=False), default=None,
               help="The run's recording, for --what cost [default: a scenario's own].")
 @click.option("--who", default=None, metavar="NAME",
-              help="For --what strengths: one villager's rows [default: every villager's].")
+              help="For --what strengths: one villager's rows; for --what basins, its basins "
+                   "[default: every villager's].")
 @click.option("--top", type=int, default=None, metavar="N",
               help="For --what strengths: the strongest N rows a villager "
                    f"[default: {TOP_ONE} with --who, {TOP_ALL} without].")
@@ -182,6 +218,8 @@ def plot_cmd(run: str, what: str, out: str, exemplars: str | None, who: str | No
     took, from the recording. refusals: refusals by the check that made them.
     strengths: felt strength over ticks of each villager's strongest rows (the
     largest area under felt-now), which needs a run under felt memory.
+    basins: each villager's basin weights over the nights, a panel a villager
+    (at most six), which needs a run whose villagers hold basins.
     """
     from kernel.report import plots
 
@@ -205,6 +243,8 @@ def plot_cmd(run: str, what: str, out: str, exemplars: str | None, who: str | No
         whose = got[0].name if len(got) == 1 else f"{len(got)} villagers"
         click.echo(f"{path}: felt strength of {sum(len(v.curves) for v in got)} rows of "
                    f"{whose}")
+    elif what == "basins":
+        _draw_basins(r, title, o, who)
     elif what == "cost":
         calls = plots.cost(plots.recording_of(r, None))
         draw_cost(calls, title, o)
@@ -214,6 +254,28 @@ def plot_cmd(run: str, what: str, out: str, exemplars: str | None, who: str | No
         draw_refusals(by, title, o)
         click.echo(f"{path}: {sum(sum(c.values()) for c in by.values())} refusals by "
                    f"{len(by)} checks")
+
+
+def _draw_basins(r, title: str, o: files.Output, who: str | None) -> None:
+    from kernel.errors import VillageError
+    from kernel.report import plots
+
+    got = plots.basins(r)
+    if who is not None:
+        mine = [v for v in got if v.name.lower() == who.lower()]
+        if not mine:
+            raise VillageError(f"--who names a villager who holds basins, and {who!r} is none "
+                               f"of {', '.join(v.name for v in got)}")
+        got = tuple(mine)
+    tpd = r.scenario.world.ticks_per_day if r.scenario is not None else 2000
+    last = max(max(b.x[-1] for b in v.lines) for v in got)
+    if r.log is None:              # a scenario's replay runs to its last tick
+        last = max(last, r.scenario.ticks - 1)
+    draw_basins(got, title, o, tpd, last)
+    nights = sum(len(v.nights) for v in got)
+    whose = got[0].name if len(got) == 1 else f"{len(got)} villagers"
+    click.echo(f"{o.path}: {sum(len(v.lines) for v in got)} basins of {whose} over "
+               f"{nights} nights")
 
 
 COMMANDS = (plot_cmd,)

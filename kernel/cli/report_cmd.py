@@ -36,7 +36,10 @@ def report_cmd(run: str, exemplars: str | None, out: str | None) -> None:
 
     The page holds the header, the map with every villager's path, a timeline
     per villager, felt memory (each villager's strongest rows as strength
-    curves, and what each night did), the measure of the minds (what
+    curves, and what each night did), for a run with basins or plans each
+    villager's basin weights over the nights, each night's update and each
+    day's plan with what became of it (beside the world told to ignore
+    intentions), the measure of the minds (what
     `village minds` prints), every thought with its citation tree,
     every refusal, the retrieval table of each statement and the cost of each
     call. It is one file: its CSS, SVG and script are inline, and it fetches

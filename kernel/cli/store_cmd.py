@@ -36,7 +36,8 @@ def _run_values(importance: Path | None = None) -> dict:
               help="Where to write the index [default: LOG with .duckdb in place of its suffix].")
 @_IMPORTANCE
 def index_cmd(log: Path, out: Path | None, importance: Path | None) -> None:
-    """Rebuild LOG's DuckDB index (tables memory, events, villagers, meta; view felt) from the log alone."""
+    """Rebuild LOG's DuckDB index (tables memory, events, villagers, meta, felt_state, basins,
+    basin_nights, intentions; view felt) from the log alone."""
     from kernel import store
 
     values = _run_values(importance)
@@ -58,7 +59,10 @@ def sql_cmd(log: Path, query: str, importance: Path | None) -> None:
     Tables: memory(id, villager, tick, kind, event, text, weight, about, drawn_from),
     events(tick, seq, kind, villager, other, milligrams, fields), villagers(id, name,
     founded, x, y), meta(key, value), and the view felt(villager, id, tick, kind, text,
-    intensity, valence, stored, last_felt, felt_now, forgotten_at, absorbed_into, refelt_count).
+    intensity, valence, stored, last_felt, felt_now, forgotten_at, absorbed_into, refelt_count);
+    basins(villager, name, tick, day, slug, label, weight, keywords), basin_nights(villager,
+    name, tick, day, entropy, trajectory, basins, phase) and intentions(villager, name, tick,
+    day, index, act, whom, whom_name, x, y), empty in a run without basins or plans.
     """
     from kernel import store
     from kernel.store.query import reads

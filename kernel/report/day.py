@@ -8,9 +8,12 @@ statement, and the cost of every call, and felt memory: each villager's
 strongest rows as felt-strength curves over the days (the series `village
 plot --what strengths` draws, from kernel.report.plots) and, per night and
 villager, the plan's groups accepted and refused and the rows absorbed,
-forgotten and re-felt; and the measure of the minds (kernel.report.minds: how many answers
+forgotten and re-felt; the measure of the minds (kernel.report.minds: how many answers
 degenerate, parrot or are refused, how many become thoughts, how grounded those are, and the
-worst answers). The report's projections (`_Views`) are folded once:
+worst answers); and, for a run with basins or plans, each villager's basins over the nights,
+each night's update and each day's plan with what became of it (kernel.report.interests,
+measured against the world told to ignore intentions, from the run's log). The report's
+projections (`_Views`) are folded once:
 over a scenario's replay as it runs, or, for a log, over the replay of the
 run under its configs (found by the digest in the log's header) and its
 recording when that replay gives the log's head, and over the log itself
@@ -27,6 +30,7 @@ nothing but the replay's temporary log.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +50,7 @@ from kernel.log import read_header, verify
 from kernel.mind.night import FEWEST_FELT, night_of
 from kernel.mind.reflect import Round
 from kernel.report import felt as rf
+from kernel.report import interests as ri
 from kernel.report import minds as rm
 from kernel.report import plots, source
 from kernel.report.views import (
@@ -182,11 +187,13 @@ class _Views:
         self.why = rf.why_not_felt(sc, digest)
         self.journal = rf.journal_of(sc) if self.why is None else None
         self.minds = rm.Gather()
+        self.interests = ri.Gather()
         self.memory: MemoryProjection | None = None
 
     @property
     def parts(self) -> list:
-        return [self.gather, self.minds] + ([self.journal] if self.journal is not None else [])
+        return ([self.gather, self.minds, self.interests]
+                + ([self.journal] if self.journal is not None else []))
 
     def fold(self, log: Path, sc: Scenario | None) -> None:
         """Fold the log itself: a run with no replay that gives it."""
@@ -230,6 +237,7 @@ class _Rerun:
     head_hex: str = ""
     stopped: str | None = None
     log: _Log | None = None      # the log it wrote; None when no tick reached it
+    measured: tuple = (None, None)   # what became of the intentions, read off that log
 
 
 def _food_phase(every: int, last: int, into: list):
@@ -249,8 +257,9 @@ def _food_phase(every: int, last: int, into: list):
     return phase
 
 
-def _replayed(sc: Scenario, views: _Views) -> _Rerun:
-    """Replay `sc` once, with the report's projections folded and the food kept as it runs."""
+def _replayed(sc: Scenario, views: _Views, *, measure: bool = False) -> _Rerun:
+    """Replay `sc` once, with the report's projections folded and the food kept as it runs;
+    with `measure`, what became of its intentions is read off the replay's log before it goes."""
     got = _Rerun()
     oracle = recorded_oracle(sc)
     every = max(1, sc.ticks // SNAPSHOTS)
@@ -259,7 +268,12 @@ def _replayed(sc: Scenario, views: _Views) -> _Rerun:
     def on_round(rnd: Round) -> None:
         got.cuts.append((rnd.now, len(oracle.costs)))
 
-    rp = replay(sc, projections=views.parts, oracle=oracle, phases=phases, on_round=on_round)
+    with tempfile.TemporaryDirectory(prefix="village-report-") as d:
+        out = Path(d) / f"{sc.name}.log"
+        rp = replay(sc, projections=views.parts, oracle=oracle, phases=phases,
+                    on_round=on_round, out=out)
+        if measure and rp.header is not None:
+            got.measured = ri.measured(views.interests, sc, out)
     views.memory = rp.memory
     report = rp.report
     got.rounds = list(report.rounds)
@@ -363,10 +377,10 @@ def _of_scenario(sc: Scenario, exemplars: str | os.PathLike | None) -> Day:
         raise VillageError(f"scenario {sc.name} has no recording to replay, so there is no "
                            f"run to report: run it (village run), then report its log")
     views = _Views(sc, sc.header_digest)
-    rerun = _replayed(sc, views)
+    rerun = _replayed(sc, views, measure=True)
     if rerun.log is None:
         raise VillageError(f"scenario {sc.name} did not replay a single tick: {rerun.stopped}")
-    return _build(rerun.log, sc, views, rerun, None, shown=sc.name)
+    return _build(rerun.log, sc, views, rerun, None, shown=sc.name, measured=rerun.measured)
 
 
 def _of_log(log: Path, exemplars: str | os.PathLike | None) -> Day:
@@ -386,12 +400,14 @@ def _of_log(log: Path, exemplars: str | os.PathLike | None) -> Day:
             views = _Views(sc, lg.config_digest)    # what that replay folded is not this log's
     if rerun is None:
         views.fold(log, sc)
-    return _build(lg, sc, views, rerun, note, shown=log.name)
+    return _build(lg, sc, views, rerun, note, shown=log.name,
+                  measured=ri.measured(views.interests, sc, log))
 
 
 def _build(lg: _Log, sc: Scenario | None, views: _Views, rerun: _Rerun | None,
-           note: str | None, *, shown: str) -> Day:
-    """The day, from what the run's projections folded and what its replay gave."""
+           note: str | None, *, shown: str, measured: tuple = (None, None)) -> Day:
+    """The day, from what the run's projections folded and what its replay gave; `measured`
+    is what became of its intentions (kernel.report.interests.measured)."""
     g = views.gather
     people = _people(sc, g.founded)
     for p in people:
@@ -406,7 +422,11 @@ def _build(lg: _Log, sc: Scenario | None, views: _Views, rerun: _Rerun | None,
                cost_note=cnote, rows={v: tuple(x) for v, x in g.counts.items()},
                weights=(tuple(sc.settings.retrieval.weights)
                         if sc is not None and sc.settings is not None else None),
-               felt=_felt(sc, views, last), minds=_minds(sc, views, rerun, note, shown))
+               felt=_felt(sc, views, last), minds=_minds(sc, views, rerun, note, shown),
+               basins=ri.view(views.interests, [(p.id, p.name) for p in people],
+                              # a log with no scenario found is counted in the log's own
+                              # default days
+                              sc.world.ticks_per_day if sc is not None else 2000, *measured))
 
 
 def _minds(sc: Scenario | None, views: _Views, rerun: _Rerun | None, note: str | None,

@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kernel import events as ev
-from kernel.errors import VillageError
 from kernel.engine.projection import fold
+from kernel.errors import VillageError
 from kernel.mind.intend import IntentBook
 from kernel.world.step import World, initial, step
 
@@ -81,22 +81,28 @@ def _frames(sc, intents: IntentBook | None, ticks: int, from_tick: int
         yield t, w, events
 
 
-class _World:
-    """A projection of each tick's world events, in order."""
+class _Logged:
+    """What the measure reads of a log, folded as a projection: its intentions, and each
+    tick's world events."""
+
+    def __init__(self) -> None:
+        self.start()
 
     def start(self) -> None:
-        self.ticks: list[tuple[ev.Event, ...]] = []
+        self.book = IntentBook()
+        self.world: list[tuple[ev.Event, ...]] = []
 
     def apply(self, tick: int, events) -> None:
-        self.ticks.append(tuple(e for e in events if isinstance(e, WORLD_KINDS)))
+        self.book.apply(tick, events)
+        self.world.append(tuple(e for e in events if isinstance(e, WORLD_KINDS)))
 
 
 def effect(sc, log_path: str | os.PathLike, from_day: int = 1) -> Effect:
     """Every intention for `from_day` (counted from 0) and later, measured in the run's world
     and in the ablation from that day's first tick."""
-    book, world = IntentBook(), _World()
-    fold(log_path, [book, world])
-    logged = world.ticks
+    got = _Logged()
+    fold(log_path, [got])
+    book, logged = got.book, got.world
     ticks = len(logged)
     cal = sc.world.calendar
     start = from_day * cal.ticks_per_day

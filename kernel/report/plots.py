@@ -1,12 +1,13 @@
 """The series behind `village plot` and the report's figures: memory rows per villager, felt
-strength over time, model time per call, refusals by check.
+strength over time, model time per call, refusals by check, basin weights over the nights.
 
 Each function returns plain values (ticks, counts, thousandths, seconds;
 their shapes are kernel.report.views'); drawing them is the CLI's and the
 report's. Rows, refusals and felt strengths come from the run's events
 alone, folded once: a log from disk, or a scenario's replay as it runs
 (kernel.engine.replay); felt strengths with the valence table of the
-scenario the log ran under. The time a call took is not in the log (it
+scenario the log ran under; basin weights as the mind's book of basins folds
+them (kernel.report.interests). The time a call took is not in the log (it
 would make a recording and its replay different bytes), so it comes from
 the recording. A felt strength is computed here only through
 kernel.laws.felt, so the figures fade by the rule the run did. It must
@@ -29,7 +30,8 @@ from kernel.laws import felt as lf
 from kernel.laws.importance import Importance
 from kernel.log import read_header, verify
 from kernel.report import felt as rf
-from kernel.report.views import CallTime, Curve, Series, Strengths
+from kernel.report import interests as ri
+from kernel.report.views import CallTime, Curve, Series, Strengths, VillagerBasins
 
 SAMPLES = 200            # a strength curve is sampled at about this many ticks over the run
 TOP = 5                  # the strongest rows drawn per villager, unless told otherwise
@@ -238,3 +240,22 @@ def strengths(r: Run, *, top: int = TOP, who: str | None = None) -> tuple[Streng
     names = {p.id: p.name for p in sc.world.people}
     return curves(journal, {m.id: m.text for m in mem.rows}, names, mem.last_tick or 0,
                   top=top, who=vid)
+
+
+# --- basin weights over the nights -----------------------------------------------------
+
+
+def basins(r: Run) -> tuple[VillagerBasins, ...]:
+    """Every villager's basins over the run, each basin's weight at its seeding and after
+    every night its villager's basins moved. A run where nobody holds basins is refused with
+    the one sentence saying why."""
+    got = ri.Gather()
+    _folded(r, [got], r.scenario.rules if r.scenario is not None else load_rules())
+    sc = r.scenario
+    people = ([(p.id, p.name) for p in sc.world.people] if sc is not None
+              else sorted(got.names.items()))
+    shown = tuple(v for v in ri.villagers(got, people, sc.world.ticks_per_day if sc else 2000)
+                  if v.lines)
+    if not shown:
+        raise VillageError(f"no basins to plot: {ri.why_not(sc)}")
+    return shown

@@ -2,7 +2,9 @@
 
 The reflect modes' settings, refusals and chain; felt memory's changes,
 replayed run and nights; the plots' series and felt-strength curves; the
-measure of a run's minds; and a day of a run for the HTML page, down to
+measure of a run's minds; standing interests and plans (basins over the
+nights, each night's entropy and trajectory, each day's plan and what
+became of it); and a day of a run for the HTML page, down to
 each timeline lane, citation tree and retrieval table. kernel.report's modules compute these and the CLI and
 the templates render them; this module holds only their shapes, with the
 few sums a renderer asks of them. It must not compute a view, read a log
@@ -246,6 +248,101 @@ class Minds:
     notes: tuple[str, ...] = ()
 
 
+# --- standing interests and plans (kernel.report.interests) ----------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BasinLine:
+    """One basin's weight over the run: at its seeding (or the night it was born) and after
+    every night the villager's basins moved; it holds between two points."""
+
+    slug: str
+    label: str
+    x: tuple[int, ...]           # ticks
+    y: tuple[float, ...]         # weights, 0.05 to 1
+    keywords: tuple[str, ...]    # as the run left them
+
+
+@dataclass(frozen=True, slots=True)
+class BasinNightView:
+    """One villager's basins update at one night: what it moved and what the basins came to."""
+
+    tick: int
+    day: int                     # the day the night ends, from 1
+    outcome: str                 # "moved" or "refused whole"
+    moved: tuple[tuple[str, int], ...]    # (label, delta in thousandths), as accepted
+    born: str                    # a new basin's label, "" for none
+    refused: tuple[str, ...]     # each refusal: "check: reason" (the whole answer's, or a part's)
+    entropy: float | None        # None: refused whole, so nothing moved
+    trajectory: str | None
+    basins: int
+    phase: int
+
+
+@dataclass(frozen=True, slots=True)
+class IntentionView:
+    """One accepted intention and what became of it (kept in the run, ignored in the ablation)."""
+
+    act: str
+    target: str                  # the villager's name, the cell as "x,y", or "home"
+    measure: str
+    kept: int | None             # None: not measured (its day is past the run's end, or see the note)
+    ignored: int | None
+
+
+@dataclass(frozen=True)
+class PlanDay:
+    """One villager's plan for one day: asked at the night before it, its intentions, its refusals."""
+
+    tick: int                    # the night it was made
+    day: int                     # the day it is for, from 1
+    intentions: tuple[IntentionView, ...]
+    refused: tuple[str, ...]     # each refusal: "check: reason"
+
+
+@dataclass(frozen=True)
+class VillagerBasins:
+    """A villager's basins over the run, each night's update and each day's plan."""
+
+    villager: int
+    name: str
+    seeded: int | None           # the tick its basins were seeded at; None: it has none
+    lines: tuple[BasinLine, ...]
+    nights: tuple[BasinNightView, ...]
+    plans: tuple[PlanDay, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EffectTotal:
+    """One act's intentions in all: the measure kept in the run and in the ablation."""
+
+    act: str
+    measure: str
+    intentions: int
+    kept: int
+    ignored: int
+
+    @property
+    def ratio(self) -> float | None:
+        return self.kept / self.ignored if self.ignored else None
+
+
+@dataclass(frozen=True)
+class BasinsView:
+    """Standing interests and plans in the report: each villager's, the effect's totals by act
+    (from day `from_day`, from 1), and why the intentions were not measured where they were not."""
+
+    villagers: tuple[VillagerBasins, ...] = ()
+    totals: tuple[EffectTotal, ...] = ()
+    from_day: int = 2
+    note: str | None = None
+    rules: tuple[str, ...] = ()  # the update rules the log's nights moved basins by
+
+    @property
+    def intentions(self) -> int:
+        return sum(len(p.intentions) for v in self.villagers for p in v.plans)
+
+
 # --- a day of a run, for the HTML report (kernel.report.day) ---------------------------
 
 
@@ -448,6 +545,7 @@ class Day:
     weights: tuple[float, float, float] | None = None   # recency, importance, relevance
     felt: FeltView = field(default_factory=FeltView)
     minds: Minds | None = None                          # the measure of the run's minds
+    basins: BasinsView | None = None                    # None: no basins and no plans in the run
 
     @property
     def refusal_count(self) -> int:

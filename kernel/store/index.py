@@ -6,7 +6,8 @@ the old index or the new one and never half of one. `meta` records the
 log's head hash and the importance table's digest, which is how `ensure`
 knows an index is stale. The same index is a projection a run folds as it
 goes (`RunIndex`); `run_index` makes it for a run of a scenario, from what
-the scenario resolved, so no caller assembles it from engine parts.
+the scenario resolved, so no caller assembles it from engine parts. The
+tables of basins and plans are kernel.store.basins', folded beside the events.
 """
 
 from __future__ import annotations
@@ -33,12 +34,13 @@ from kernel.laws.felt import Valences
 from kernel.laws.importance import Importance
 from kernel.laws.memory import Memory
 from kernel.log import encode, verify
+from kernel.store import basins as sb
 from kernel.store.paths import check_index_path, output
 
 if typing.TYPE_CHECKING:
     from kernel.engine.scenario import Scenario
 
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 """Bumped when the tables' shape changes, so an old index reads as stale."""
 
 MEMORY_DDL = """CREATE TABLE memory (
@@ -199,10 +201,12 @@ class IndexProjection:
 
     The `memory` table is the memory projection's rows; this one keeps, for
     every event, the villager it concerns and the other party, as each event
-    kind says (`Event.concerns`), and every villager's founding.
+    kind says (`Event.concerns`), and every villager's founding; and, in
+    `minds`, the rows of the basins and intentions tables (days of `ticks_per_day`).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, ticks_per_day: int = 2000) -> None:
+        self.minds = sb.MindTables(ticks_per_day)
         self.start()
 
     def start(self) -> None:
@@ -214,8 +218,11 @@ class IndexProjection:
         self.mg: list[int | None] = []
         self.fields: list[str] = []
         self.names: dict[int, tuple[str, int, int, int]] = {}
+        self.minds.start()
 
     def apply(self, tick: int, events: Iterable[ev.Event]) -> None:
+        if not isinstance(events, Sequence):     # read twice: here, then by the basins' tables
+            events = tuple(events)
         dumps = _JSON.encode
         writers = _WRITERS
         for seq, e in enumerate(events):
@@ -241,6 +248,7 @@ class IndexProjection:
             self.seq.append(seq)
             if cls is ev.Founded:
                 self.names.setdefault(e.villager, (e.name, tick, e.x, e.y))
+        self.minds.apply(tick, events)
 
     def table(self) -> pa.Table:
         return pa.table({
@@ -259,6 +267,10 @@ class IndexProjection:
             "x": pa.array([self.names[i][2] for i in ids], pa.int32()),
             "y": pa.array([self.names[i][3] for i in ids], pa.int32()),
         })
+
+    def mind_tables(self) -> dict[str, pa.Table]:
+        """`basins`, `basin_nights` and `intentions`, each villager named as it was founded."""
+        return self.minds.tables({v: n[0] for v, n in self.names.items()})
 
 
 def build(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None, *,
@@ -291,7 +303,7 @@ class RunIndex:
                  temperaments: dict | None = None):
         self.rules_digest = rules_digest
         self.memory = MemoryProjection(rules)
-        self.events = IndexProjection()
+        self.events = IndexProjection(ticks_per_day)
         self.felt = (None if valences is None
                      else FeltProjection(valences, ticks_per_day,
                                          temperaments=temperaments).follow(self.memory))
@@ -345,7 +357,9 @@ class RunIndex:
         try:
             # built by DuckDB at a temporary path beside it, then renamed over it whole
             with output(log_path, db).replacing(fresh=True, leftovers=(".wal",)) as tmp:
-                _fill(tmp, mem_table, events, people, meta, felt_table(felt, mem.last_tick))
+                _fill(tmp, {"memory": mem_table, "events": events, "villagers": people,
+                            "meta": meta, "felt_state": felt_table(felt, mem.last_tick),
+                            **idx.mind_tables()})
         except duckdb.Error as e:
             raise StoreError(f"could not build the index {db}: {str(e).splitlines()[0]}") from None
         return IndexResult(db_path=db, head_hex=head_hex, memory_rows=len(rows),
@@ -353,20 +367,26 @@ class RunIndex:
                            bytes=db.stat().st_size)
 
 
-def _fill(tmp: Path, memory: pa.Table, events: pa.Table, people: pa.Table, meta: pa.Table,
-          felt: pa.Table) -> None:
-    """Write the index's tables into a new DuckDB file at `tmp`, checkpointed and closed."""
+VILLAGERS_DDL = """CREATE TABLE villagers (id INTEGER PRIMARY KEY, name VARCHAR NOT NULL,
+    founded BIGINT NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL)"""
+
+META_DDL = "CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)"
+
+DDL = {"memory": MEMORY_DDL, "events": EVENTS_DDL, "villagers": VILLAGERS_DDL, "meta": META_DDL,
+       "felt_state": FELT_DDL, **sb.DDL}
+"""Every table of the index, by name, in the order written."""
+
+
+def _fill(tmp: Path, tables: dict[str, pa.Table]) -> None:
+    """Write the index's tables (each of `DDL`, by name) into a new DuckDB file at `tmp`,
+    with the `felt` view, checkpointed and closed."""
     con = duckdb.connect(str(tmp))
     try:
-        con.execute(MEMORY_DDL)
-        con.execute(EVENTS_DDL)
-        con.execute("CREATE TABLE villagers (id INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
-                    "founded BIGINT NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL)")
-        con.execute("CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)")
-        con.execute(FELT_DDL)
+        for ddl in DDL.values():
+            con.execute(ddl)
         con.execute(FELT_VIEW)
-        for name, tab in (("memory", memory), ("events", events), ("villagers", people),
-                          ("meta", meta), ("felt_state", felt)):
+        for name in DDL:
+            tab = tables[name]
             con.register("incoming", tab)
             con.execute(f"INSERT INTO {name} SELECT * FROM incoming")
             con.unregister("incoming")

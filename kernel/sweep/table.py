@@ -10,10 +10,12 @@ degenerate, questions and those parroting the template, questions calls and
 those refused, statements and those kept as thoughts or recurrences, night
 plans with an accepted group, the mean cosine of a thought to its citations,
 near-restatements and how alike one villager's thoughts are),
-`refusals` (run, check, count) and `replays` (a replay's head beside the
-recorded one). Like every DuckDB file of the kernel it is derived: written
-to a temporary file and renamed, so a reader sees the old table or the new
-one. It must not run anything.
+`refusals` (run, check, count), `basin_nights` (run, and each night a
+villager's basins moved: kernel.store.basins' columns, so a sweep over
+`thought.attractor.rule` compares entropy and trajectory night by night) and
+`replays` (a replay's head beside the recorded one). Like every DuckDB file
+of the kernel it is derived: written to a temporary file and renamed, so a
+reader sees the old table or the new one. It must not run anything.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from kernel import files
 from kernel.errors import ClusterError
 from kernel.report.figures import FELT
 from kernel.report.minds import MINDS
+from kernel.store.basins import NIGHT_COLUMNS
 
 TABLE = "sweep.duckdb"
 
@@ -47,6 +50,10 @@ RUNS_DDL = """CREATE TABLE runs (
 
 REFUSALS_DDL = """CREATE TABLE refusals (run VARCHAR NOT NULL, "check" VARCHAR NOT NULL,
     count INTEGER NOT NULL)"""
+
+NIGHTS_DDL = """CREATE TABLE basin_nights (run VARCHAR NOT NULL, villager INTEGER NOT NULL,
+    name VARCHAR NOT NULL, tick BIGINT NOT NULL, day INTEGER NOT NULL, entropy DOUBLE NOT NULL,
+    trajectory VARCHAR NOT NULL, basins INTEGER NOT NULL, phase INTEGER NOT NULL)"""
 
 REPLAYS_DDL = """CREATE TABLE replays (
     run VARCHAR PRIMARY KEY, status VARCHAR NOT NULL, reason VARCHAR NOT NULL, head VARCHAR,
@@ -89,19 +96,32 @@ def _write(folder: Path, fill) -> Path:
     return target
 
 
+def _nights(rows: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """Every run's basin nights as `basin_nights` rows: the run, then the night's columns."""
+    return [(r["run"], *(n[c] for c in NIGHT_COLUMNS))
+            for r in rows for n in r.get("basin_nights") or ()]
+
+
+def _tables(con) -> None:
+    for ddl in (RUNS_DDL, REFUSALS_DDL, NIGHTS_DDL, REPLAYS_DDL):
+        con.execute(ddl)
+
+
 def build(folder: Path, rows: Sequence[dict[str, Any]]) -> Path:
-    """`runs` and `refusals` from the rows; a `replays` table already there is kept."""
+    """`runs`, `refusals` and `basin_nights` from the rows; a `replays` table already there
+    is kept."""
 
     def fill(con, has_old: bool) -> None:
-        con.execute(RUNS_DDL)
-        con.execute(REFUSALS_DDL)
-        con.execute(REPLAYS_DDL)
+        _tables(con)
         if rows:
             con.executemany(f"INSERT INTO runs VALUES ({', '.join('?' * len(COLUMNS))})",
                             [_runs_row(r) for r in rows])
         ref = [(r["run"], k, n) for r in rows for k, n in sorted((r.get("refusals") or {}).items())]
         if ref:
             con.executemany("INSERT INTO refusals VALUES (?, ?, ?)", ref)
+        nights = _nights(rows)
+        if nights:
+            con.executemany(f"INSERT INTO basin_nights VALUES ({', '.join('?' * 9)})", nights)
         if has_old and _has(con, "old", "replays"):
             con.execute("INSERT INTO replays SELECT * FROM old.replays "
                         "WHERE run IN (SELECT run FROM runs)")
@@ -113,14 +133,14 @@ def build_replays(folder: Path, rows: Sequence[dict[str, Any]]) -> Path:
     """The `replays` table from a replay's rows; the runs' tables already there are kept."""
 
     def fill(con, has_old: bool) -> None:
-        con.execute(RUNS_DDL)
-        con.execute(REFUSALS_DDL)
-        con.execute(REPLAYS_DDL)
+        _tables(con)
         if has_old and _has(con, "old", "runs"):
             # by name: a table written before a column was added keeps its rows, the new
             # columns empty (NULL), as a row.json without them gives
             con.execute("INSERT INTO runs BY NAME SELECT * FROM old.runs")
             con.execute("INSERT INTO refusals SELECT * FROM old.refusals")
+        if has_old and _has(con, "old", "basin_nights"):
+            con.execute("INSERT INTO basin_nights SELECT * FROM old.basin_nights")
         if rows:
             con.executemany("INSERT INTO replays VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                             [(r["run"], r["status"], r.get("reason") or "", r.get("head"),

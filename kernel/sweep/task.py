@@ -3,7 +3,9 @@
 This module owns what happens on the machine that makes a run: the plan's
 files written to a scratch folder of their own (a small project home), the
 scenario loaded from it, the run made with a live oracle that records, or
-replayed from a recording, and the row of figures the sweep table keeps.
+replayed from a recording, and the row of figures the sweep table keeps, with
+its villagers' basin nights (entropy and trajectory per villager per night,
+kernel.store.basins' rows).
 The log and the recording go back to the driver as bytes, so no machine
 needs to see the sweep folder; the driver writes them there. A run that
 fails for a reason of its own (a config error, a refused digest, a model
@@ -55,6 +57,7 @@ def execute(plan: dict[str, Any], *, mode: str, sweep_key: str, recording: bytes
     from kernel.engine import run as engine_run
     from kernel.engine import scenario as msc
     from kernel.errors import VillageError
+    from kernel.store.basins import MindTables
 
     pid, host = os.getpid(), socket.gethostname()
     if started is not None:
@@ -78,12 +81,14 @@ def execute(plan: dict[str, Any], *, mode: str, sweep_key: str, recording: bytes
         rec_path = here / "recording.json"
         oracle = _oracle(sc, plan, mode, rec_path, recording, threads, accept_digest)
         minds = rm.Gather()
+        nights = MindTables(sc.world.ticks_per_day)
         try:
-            report = engine_run(sc, oracle, here / "run.log", projections=[minds])
+            report = engine_run(sc, oracle, here / "run.log", projections=[minds, nights])
         finally:
             if oracle is not None:
                 oracle.close()
         row.update(_figures(report, oracle))
+        row["basin_nights"] = nights.night_rows({p.id: p.name for p in sc.world.people})
         if mode == "replay" and oracle is not None and oracle.unread:
             row.update(status="failed", reason=f"{oracle.unread} recorded calls were never asked for")
         log_bytes = (here / "run.log").read_bytes()
