@@ -321,6 +321,7 @@ class Tally:
     plans: int = 0
     plans_with_group: int = 0
     absorbed: int = 0
+    interest_calls: int = 0      # the basins' updates, keyword consolidations and plans ahead
     refusals: tuple[tuple[str, int], ...] = ()
     grounded: int = 0
     grounding_sum: float = 0.0
@@ -379,6 +380,7 @@ def tally(answers: Iterable[Answer], thoughts: Iterable[ThoughtMark] = (),
         recurred=sum(a.became == "recurred" for a in of["statement"]),
         plans=len(of["night"]), plans_with_group=sum(a.groups > 0 for a in of["night"]),
         absorbed=sum(a.absorbed for a in of["night"]),
+        interest_calls=sum(len(of[p]) for p in PURPOSES if p not in ALWAYS),
         refusals=tuple(sorted(checks.items())),
         grounded=len(grounded), grounding_sum=math.fsum(grounded),
         shown=len(shown), near=sum(n.near for n in shown),

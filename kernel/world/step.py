@@ -757,17 +757,19 @@ class _Tick:
                 deal: str) -> int | None:
         """Whom of `among` (positions) a villager gives to (`deal` "give") or takes from: by the
         draw, as ever, where it has no intentions; else one it shares with, where one is among
-        them (the first such intention), and never one it keeps away from or, taking, one it
-        shares with. None where nobody is left."""
+        them (the first such intention), and never one it keeps away from (keeping away wins
+        over sharing) or, taking, one it shares with. None where nobody is left."""
         if not plan:
             return among[d[PICK] % len(among)]
         index = self.people.index
+        avoided = {index.get(x.whom) for x in plan if x.act == "avoid"}
         if deal == "give":
             for x in plan:
-                if x.act == "share" and index.get(x.whom) in among:
-                    return index[x.whom]
-        barred = {index.get(x.whom) for x in plan
-                  if x.act == "avoid" or (deal == "take" and x.act == "share")}
+                j = index.get(x.whom)
+                if x.act == "share" and j in among and j not in avoided:
+                    return j
+        barred = avoided | ({index.get(x.whom) for x in plan if x.act == "share"}
+                            if deal == "take" else set())
         left = [j for j in among if j not in barred]
         return left[d[PICK] % len(left)] if left else None
 
