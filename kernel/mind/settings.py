@@ -1,8 +1,9 @@
 """What a reflection and a night run under, read from the config files and frozen.
 
 This module owns turning configs/thought.json, configs/models.json,
-configs/embedder.json, the importance table's thought row and the three
-prompt templates into one `Settings` value the driver reads, the thought
+configs/embedder.json, the importance table's thought row and the seven
+prompt templates into one `Settings` value the driver reads (with the thought
+file's attractor and plan blocks, where it has them), the thought
 file's night block into one `NightSettings` value, and the digests that
 name them in a run's header. It does no reflecting and calls no model; a
 scenario (kernel.engine.scenario) reads each file once and hands the
@@ -12,7 +13,8 @@ A digest covers what decides a prompt or an answer: every value of the
 thought and importance files, the models and embedder files without what
 only says where or how fast a model runs (the Ollama host, `timeout_s`,
 `keep_alive`, thread counts, the Ollama set-up notes), and the bytes of
-the three templates: questions, statement and the night's plan, which the
+the seven templates (questions, statement, the night's plan, the basins'
+view, update and keyword consolidation, the plan for tomorrow), which the
 settings carry as they were read, so a round renders from them and never
 opens a template file again. Moving a
 server or giving a run more threads leaves a recording's header as it

@@ -4,7 +4,7 @@ This module owns turning a spec (configs/schema/sweep.json: scenarios x
 world seeds x overrides) into `Plan`s: one a run, each carrying every file
 the run reads as bytes (a small project home of its own: the seeded
 world, the thought, models and importance files with the override merged
-in, the sentence embedder's config and the three templates). A run is then the
+in, the sentence embedder's config and the templates). A run is then the
 same on any machine that has the kernel installed, with no shared folder.
 A scenario that cannot be resolved, or an override that does not fit its
 file, is a plan with the one line saying why, so the sweep goes on and
