@@ -68,6 +68,9 @@ PARCELS = 5             # how many parcels it gives, takes or gathers; high half
 PICK = 6                # whom it gives to, takes from or visits; high half: whether it wanders
 ROAM = 7                # where it wanders: x, and in the high half y
 
+MEAL = 10
+"""The mouthfuls a cell must hold for a hungry villager to set out for it: a meal's worth."""
+
 _NOWHERE = object()
 """What `_Tick.planned_walk` says where no intention decides a walk."""
 
@@ -718,7 +721,7 @@ class _Tick:
         mg = np.minimum(self.food2[y0:y1, x0:x1] + cfg.regrow * since, cfg.food_max)
         mg[y - y0, x - x0] = -1  # never this cell
         most = int(mg.max())
-        if most < 10 * self.pol.mouthful:
+        if most < MEAL * self.pol.mouthful:
             return None
         # Row-major order is (y, x) order, so the first of the nearest is the tie-break's pick.
         cy, cx = np.nonzero(mg == most)
@@ -809,14 +812,13 @@ class _Tick:
         here = (self.px[i] // 1000, self.py[i] // 1000)
         for x in plan:
             if x.act == "forage" and x.cell is not None and x.cell != here:
-                if self.food_here(*x.cell) >= 10 * self.pol.mouthful:
+                if self.food_here(*x.cell) >= MEAL * self.pol.mouthful:
                     return x.cell
         return None
 
     def avoided_at(self, i: int, d: list[int], plan: tuple[Intent, ...]) -> bool:
         """Whether the one a visit would head for (`visit_target`'s pick) is kept away from."""
-        start = self.seen.start
-        seen = self.seen.of[start[i]:start[i + 1]]
+        seen = self.seen_of(i)
         if not seen:
             return False
         j = sorted(seen, key=self.ids.__getitem__)[d[PICK] % len(seen)]
