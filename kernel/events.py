@@ -333,11 +333,50 @@ class Intended(Event):
     y: int | None
 
 
+# --- words and given rows: what villagers said to each other, and what they were given ----
+
+
+@dataclass(frozen=True, slots=True)
+class Given(Event):
+    """A row given to a villager as it is founded, before it has lived anything: its
+    backstory or a piece of news (`event`), in `text`, about the villagers `about`. A piece
+    of news has a `news` name ("" for a backstory), the `words` that tell it in an utterance,
+    and the cell (`x`, `y`) and 0-based `day` it names, where it names them."""
+
+    kind: ClassVar[str] = "given"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
+    villager: int
+    index: int
+    event: str            # "backstory" or "news"
+    text: str
+    about: tuple[int, ...]
+    news: str
+    words: tuple[str, ...]
+    x: int | None
+    y: int | None
+    day: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Spoke(Event):
+    """An accepted utterance: `speaker` said `text` to `listener`, who had it in sight,
+    drawing on the speaker's rows `drawn_from`; `reply` when it answers what `listener`
+    said to it at this tick."""
+
+    kind: ClassVar[str] = "spoke"
+    concerns: ClassVar[tuple[str | None, str | None]] = ("speaker", "listener")
+    speaker: int
+    listener: int
+    text: str
+    drawn_from: tuple[int, ...]
+    reply: bool
+
+
 KINDS: dict[str, type[Event]] = {
     c.kind: c
     for c in (Founded, Walked, Ate, Gathered, Begged, Gave, Took, CameIntoSight, WentOutOfSight,
               Answered, Refusal, Thought, Refelt, Recurred, Forgotten, Absorbed, BasinsSeeded,
-              BasinsMoved, KeywordsConsolidated, Intended)
+              BasinsMoved, KeywordsConsolidated, Intended, Given, Spoke)
 }
 
 

@@ -16,8 +16,12 @@ from typing import NamedTuple
 from kernel.laws._errors import LawError, integer
 from kernel.laws._errors import tick as _tick
 
-KINDS = frozenset({"saw", "did", "heard", "thought"})
-"""What a row can be: the world writes the first three, a reflection the last."""
+KINDS = frozenset({"saw", "did", "heard", "thought", "given"})
+"""What a row can be: the world writes saw, did and heard, a reflection a thought, and a
+scenario gives a villager rows of its own kind (a backstory, a piece of news) at its founding."""
+
+PROTECTED = frozenset({"thought", "given"})
+"""The kinds the night never forgets or absorbs (EmoStack row 113): thoughts, and given rows."""
 
 
 def _ascending(name: str, value: object) -> tuple[int, ...]:
@@ -106,6 +110,10 @@ class Memory(_Fields):
     @property
     def is_thought(self) -> bool:
         return self.kind == "thought"
+
+    @property
+    def is_given(self) -> bool:
+        return self.kind == "given"
 
     @classmethod
     def trusted(cls, id: int, villager: int, tick: int, kind: str, event: str, text: str,

@@ -451,6 +451,28 @@ class _Frame:
             self.sight[viewer] = had - {seen}
             self.seers[seen] = tuple(w for w in viewers if w != viewer)
 
+    def given(self, e: ev.Given) -> None:
+        # A given row is the villager's before it has lived anything: about whom the scenario
+        # says, whether they are in sight or not, so it is made here and not by `row`.
+        about = tuple(sorted(set(e.about)))
+        self.row_given(e.villager, e.event, e.text, about)
+
+    def row_given(self, villager: int, event: str, text: str, about: tuple[int, ...]) -> None:
+        key = ("given", event)
+        first = self.first(villager, "given", event)
+        w = self.table.weights(key, 0)
+        w = (self.table.rules.weigh("given", event, first=first) if w is None
+             else w[1] if first else w[0])
+        self.rows.append(_row(self.next_id, villager, self.tick, "given", event, text, w, about))
+        self.next_id += 1
+
+    def spoke(self, e: ev.Spoke) -> None:
+        # The speaker remembers saying it; the listener hears it only while it has the speaker
+        # in sight (the rule of `row`), as a claim of the speaker's, not a thing it has seen.
+        a, b = e.speaker, e.listener
+        self.row(a, "did", "talk", f"said to {self.name(b)}: \"{e.text}\"", (b,))
+        self.row(b, "heard", "talk", f"heard {self.name(a)} say: \"{e.text}\"", (a,))
+
     def thought(self, e: ev.Thought) -> None:
         if e.id != self.next_id:
             raise PerceptionError(
@@ -493,6 +515,8 @@ PERCEIVED: dict[str, str | None] = {
     "founded": "founded", "walked": "walked", "ate": "ate", "gathered": "gathered",
     "begged": "begged", "gave": "gave", "took": "took", "came_into_sight": "came_into_sight",
     "went_out_of_sight": "went_out_of_sight", "thought": "thought",
+    # what a villager was given at its founding, and words said and heard
+    "given": "given", "spoke": "spoke",
     # answers and refusals are the mind's bookkeeping, not things a villager perceived
     "answered": None, "refusal": None,
     # how strongly a row is felt is the felt projection's (kernel.engine.felt), not a new row

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from kernel import events as ev
 from kernel.errors import Refused
 from kernel.laws import felt as lf
-from kernel.laws.memory import Memory
+from kernel.laws.memory import PROTECTED, Memory
 from kernel.laws.reflection import recent
 from kernel.laws.window import collapse
 from kernel.mind import calls
@@ -155,6 +155,10 @@ def judge(group: Group, shown: set[int], claimed: set[int], book: FeltBook,
     if a.is_thought:
         group.refused = Refusal("anchor", f"memory {a.id} is a thought, and cannot anchor")
         return group
+    given = next((i for i in group.absorbed if book.rows[i].kind == "given"), None)
+    if given is not None:
+        group.refused = Refusal("given", f"memory {given} was given, and is never absorbed")
+        return group
     if a.stored < laws.anchor_minimum:
         group.refused = Refusal("anchor", f"memory {a.id} is stored at {a.stored / 1000:.3f}, "
                                           f"below the anchor minimum "
@@ -262,11 +266,12 @@ def _consolidate(now: int, p: Plan, check: bytes, book: FeltBook) -> list[ev.Eve
 
 
 def _forgetting(now: int, villager: int, book: FeltBook) -> list[Forgetting]:
-    """`villager`'s living non-thought rows below the forgetting curve tonight, in id order."""
+    """`villager`'s living rows below the forgetting curve tonight, in id order: neither a
+    thought nor a given row, which the curve never forgets (EmoStack row 113)."""
     laws = book.laws
     out: list[Forgetting] = []
     for r in book.of(villager):
-        if not r.living or r.is_thought:
+        if not r.living or r.kind in PROTECTED:
             continue
         age = now - r.last_felt
         if lf.forgets(r.stored, age, book.ticks_per_day, laws):

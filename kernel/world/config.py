@@ -11,7 +11,7 @@ the log or the memory laws.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kernel import config as configs
@@ -41,6 +41,25 @@ class Temperament:
 
 
 @dataclass(frozen=True, slots=True)
+class GivenRow:
+    """A row a villager is given as it is founded (EmoStack row 115): a backstory, or a piece
+    of news with its name, the words that tell it, and the cell and day it names (None where
+    it names none). `about` holds villager ids. The world step never reads it; the engine
+    writes it as a `Given` event at the founding."""
+
+    text: str
+    about: tuple[int, ...] = ()
+    news: str = ""
+    words: tuple[str, ...] = ()
+    cell: tuple[int, int] | None = None
+    day: int | None = None
+
+    @property
+    def event(self) -> str:
+        return "news" if self.news else "backstory"
+
+
+@dataclass(frozen=True, slots=True)
 class Person:
     """One villager as the config founds it: where it starts, and the standing interests
     (attractor basins, by label) and temperament the mind gives it. The world step reads
@@ -53,6 +72,7 @@ class Person:
     y: int
     basins: tuple[str, ...] = ()
     temperament: Temperament = Temperament()
+    given: tuple[GivenRow, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +159,31 @@ def _temperament(v: Any) -> Temperament:
                        intensity_amplification=_thousandths(v["intensity_amplification"]))
 
 
+def _given(source: str, i: int, name: str, rows: list, ids: dict[str, int], width: int,
+           height: int) -> tuple[GivenRow, ...]:
+    out = []
+    for k, g in enumerate(rows):
+        where = f"{source}: villagers[{i}] ({name}) given[{k}]"
+        about = []
+        for who in g.get("about", ()):
+            if who not in ids:
+                raise ConfigError(f"{where} is about {who!r}, and no villager of this world is "
+                                  f"named so")
+            about.append(ids[who])
+        n = g.get("news")
+        cell = None
+        if n is not None and "cell" in n:
+            cell = (int(n["cell"][0]), int(n["cell"][1]))
+            if not (0 <= cell[0] < width and 0 <= cell[1] < height):
+                raise ConfigError(f"{where} names the cell {cell[0]},{cell[1]}, which is off "
+                                  f"the {width} by {height} grid")
+        out.append(GivenRow(text=str(g["text"]), about=tuple(sorted(set(about))),
+                            news="" if n is None else str(n["name"]),
+                            words=() if n is None else tuple(str(w) for w in n["words"]),
+                            cell=cell, day=None if n is None or "day" not in n else int(n["day"])))
+    return tuple(out)
+
+
 def _range(where: str, r: Any) -> tuple[int, int]:
     lo, hi = int(r["min"]), int(r["max"])
     if lo > hi:
@@ -168,6 +213,11 @@ def from_value(value: Any, *, digest: str, source: str = "world config") -> Worl
         ids.add(p.id)
         names.add(p.name)
         people.append(p)
+    # given rows name villagers by name, so they are read once every villager is known
+    by_name = {p.name: p.id for p in people}
+    people = [replace(p, given=_given(source, i, p.name, list(v.get("given", ())), by_name,
+                                      width, height)) if v.get("given") else p
+              for i, (p, v) in enumerate(zip(people, value["villagers"], strict=True))]
     food = value["food"]
     lo, hi = int(food["start_grams_min"]) * 1000, int(food["start_grams_max"]) * 1000
     cap = int(food["max_grams"]) * 1000

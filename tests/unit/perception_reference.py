@@ -4,8 +4,9 @@ A copy of kernel/laws/perception.py as it stood when the fold was rewritten
 for speed (every row checked as it is made, sight as a set of pairs, runs
 replaced field by field). tests/unit/test_fold_fast.py holds the kernel's
 fold to it, row for row, on every committed scenario and on random worlds.
-It is kept as it was; only this paragraph is new. PERCEIVED here must name
-every kind the kernel's does, as perception's own tests require of it.
+It is kept as it was, but for this paragraph and the two kinds that came later (given rows
+and words, written plainly below). PERCEIVED here must name every kind the kernel's does, as
+perception's own tests require of it.
 """
 
 from __future__ import annotations
@@ -268,6 +269,20 @@ class _Frame:
         else:
             self.sight.discard((viewer, seen))  # type: ignore[attr-defined]
 
+    def given(self, e: ev.Given) -> None:
+        weight = self.state.rules.weigh("given", e.event,
+                                        first=self.first(e.villager, "given", e.event))
+        self.rows.append(Memory(id=self.next_id, villager=e.villager, tick=self.tick,
+                                kind="given", event=e.event, text=e.text, weight=weight,
+                                about=tuple(sorted(set(e.about)))))
+        self.next_id += 1
+
+    def spoke(self, e: ev.Spoke) -> None:
+        self.row(e.speaker, "did", "talk", f"said to {self.name(e.listener)}: \"{e.text}\"",
+                 (e.listener,))
+        self.row(e.listener, "heard", "talk", f"heard {self.name(e.speaker)} say: \"{e.text}\"",
+                 (e.speaker,))
+
     def thought(self, e: ev.Thought) -> None:
         if e.id != self.next_id:
             raise PerceptionError(
@@ -299,6 +314,7 @@ PERCEIVED: dict[str, str | None] = {
     "founded": "founded", "walked": "walked", "ate": "ate", "gathered": "gathered",
     "begged": "begged", "gave": "gave", "took": "took", "came_into_sight": "came_into_sight",
     "went_out_of_sight": "went_out_of_sight", "thought": "thought",
+    "given": "given", "spoke": "spoke",
     # answers and refusals are the mind's bookkeeping, not things a villager perceived
     "answered": None, "refusal": None,
     # how strongly a row is felt is the felt projection's (kernel.engine.felt), not a new row
