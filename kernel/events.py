@@ -158,7 +158,8 @@ class Answered(Event):
     """A model's answer to one call, beside the sha256 of the exact prompt bytes.
 
     The call is a reflection's (purpose "questions", then "statement" once per
-    question) or a night's plan (purpose "night", index 0). Durations and
+    question), a night's plan (purpose "night", index 0), or an utterance at a meeting
+    (purpose "talk" for one started, "answer" for an answer; index the listener's id). Durations and
     token counts are not here: they belong to exemplars, so a recorded run and
     its replay are the same bytes.
     """

@@ -59,6 +59,8 @@ def headline(t, vectors: str) -> list[tuple[str, str, str, str]]:
         ("night plans with an accepted group", of(t.plans_with_group, t.plans),
          pct(t.plans_with_group, t.plans), ""),
         ("rows absorbed", str(t.absorbed), "", ""),
+        *((("utterances the seam let be said", of(t.said, t.utterances),
+            pct(t.said, t.utterances), ""),) if t.utterances else ()),
         ("thought to its citations (cosine)", num(t.grounding), "",
          f"the mean of {plural(t.grounded, 'thought')}" if t.grounded else none),
         ("near-restatements of a line shown", of(t.near, t.shown) if t.shown else "none",
@@ -104,7 +106,10 @@ def lines(m) -> list[str]:
     n = {p: t.answers for p, t in m.purposes}
     more = "".join(f", {n[p]} {what}" for p, what in (("basins", "basins updates"),
                                                         ("keywords", "keyword consolidations"),
-                                                        ("plan", "plans for tomorrow")) if p in n)
+                                                        ("plan", "plans for tomorrow"),
+                                                        ("talk", "utterances started"),
+                                                        ("answer", "answers to one"))
+                   if p in n)
     out = [f"{m.run}: {m.all.answers} answers ({n['questions']} questions, {n['statement']} "
            f"statements, {n['night']} night plans{more}) and "
            f"{plural(len(m.thoughts), 'thought')}; "

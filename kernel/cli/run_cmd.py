@@ -52,7 +52,34 @@ def _night_lines(report) -> list[str]:
         lines.append((p.now, 2, f"  {'all':<8} plans at tick {p.now:>6}: {c['asked']} plans "
                       f"asked ({c['refused_whole']} refused whole), {c['accepted']} intentions "
                       f"accepted and {c['refused']} refused"))
+    for day, c in _talk_days(report):
+        lines.append((c["last"], -1, f"  {'all':<8} talk on day {day:>4}: {c['starts']} starts and "
+                      f"{c['answers']} answers asked at {c['ticks']} meetings, {c['said']} said, "
+                      f"{c['refused']} refused{c['why']}"))
     return [line for _, _, line in sorted(lines)]
+
+
+def _talk_days(report) -> list[tuple[int, dict]]:
+    """Each day's talk in counts, by day: starts and answers asked, said and refused (by check)."""
+    days: dict[int, dict] = {}
+    per = report.ticks_per_day
+    for t in report.talks:
+        day = t.now // per
+        c = days.setdefault(day, {"starts": 0, "answers": 0, "said": 0, "refused": 0, "ticks": 0,
+                                  "last": (day + 1) * per - 1, "by": {}})
+        c["ticks"] += 1
+        for u in t.utterances:
+            c["answers" if u.reply else "starts"] += 1
+            if u.spoke is not None:
+                c["said"] += 1
+            else:
+                c["refused"] += 1
+                if u.refused is not None:
+                    c["by"][u.refused.check] = c["by"].get(u.refused.check, 0) + 1
+    for c in days.values():
+        c["why"] = (" (" + ", ".join(f"{n} {k}" for k, n in sorted(c["by"].items())) + ")"
+                    if c["by"] else "")
+    return sorted(days.items())
 
 
 def _cost_lines(oracle, pace: int) -> list[str]:

@@ -168,7 +168,8 @@ def run_fork(parent: Scenario, child: Scenario, at: int, out: str | os.PathLike,
     en = Engine(parent, prefix_oracle, projections=options.projections, phases=options.phases)
     if child.reflecting:
         en.preflight(oracle)     # the fork's models are there before anything is written
-    report = ForkReport(scenario=child.name, path=Path(out), fork_at=at)
+    report = ForkReport(scenario=child.name, path=Path(out), fork_at=at,
+                        ticks_per_day=child.world.ticks_per_day)
     frames, chain = _prefix(en, parent, at, parent_log)
     report.parent_chain = chain.hex()
     header = Header(FORMAT, child.header_digest, child.world.seed, fork_at=at, parent=parent_head,

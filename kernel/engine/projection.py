@@ -145,6 +145,10 @@ class MemoryProjection:
         """The rows these events would give at `tick`, with the state left as it is."""
         return perceive(self.state, tick, events)[1]
 
+    def looking(self, tick: int, events: Sequence[ev.Event]) -> tuple[Perception, tuple[Memory, ...]]:
+        """`preview`, with the perception these events would leave (who has whom in sight)."""
+        return perceive(self.state, tick, events)
+
     @property
     def next_id(self) -> int:
         return self.state.next_id

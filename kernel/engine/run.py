@@ -1,6 +1,7 @@
 """The engine's tick loop: one driver that runs a scenario tick by tick through ordered phases.
 
-Each tick runs the phases in order (world step, perceive, reflect, night).
+Each tick runs the phases in order (world step, given rows, talk, perceive, reflect, night,
+basins, plan).
 A phase is a function of the engine's state and the tick's events so far
 that returns the events it adds. The driver appends the tick's events as
 one frame, then applies the frame to every projection, so the state a later
@@ -23,6 +24,7 @@ kernel.engine.start chooses between the two.
 from __future__ import annotations
 
 import os
+from collections import ChainMap
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -37,10 +39,12 @@ from kernel.errors import VillageError
 from kernel.laws.memory import Memory
 from kernel.log import LogWriter
 from kernel.mind.basins import BasinBook, BasinsNight, basins_round, seeded, view
+from kernel.mind.given import given
 from kernel.mind.intend import IntentBook, Plans, plan_round
 from kernel.mind.night import Night, night_of, night_round
 from kernel.mind.reflect import Due, Round, reflect_round
 from kernel.mind.settings import NightSettings, Settings
+from kernel.mind.talk import Meeting, Talk, TalkBook, talk_round
 from kernel.world.step import World, initial, step
 
 
@@ -54,6 +58,7 @@ class TickState:
     night: Night | None = None
     basins: BasinsNight | None = None
     plans: Plans | None = None
+    talk: Talk | None = None
 
 
 Phase = Callable[["Engine", TickState, Sequence[ev.Event]], Sequence[ev.Event]]
@@ -64,6 +69,36 @@ def world_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequen
     intentions where the thought settings carry plans out."""
     en.world, events = step(en.world, ts.tick, en.intentions(ts.tick))
     return events
+
+
+def given_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
+    """The rows a villager founded at this tick is given (kernel.mind.given), right after its
+    founding, before it perceives anything."""
+    return given(so_far, en.given)
+
+
+def talk_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
+    """Where the thought settings have a talk block: the words said at this tick's meetings,
+    before anyone perceives them (kernel.mind.talk), so the rows they give are in the tick's
+    rows that every later phase reads."""
+    st = en.settings
+    if st is None or st.talk is None or en.talks is None:
+        return ()
+    talkers = en.talkers
+    viewers = [e for e in so_far if isinstance(e, ev.CameIntoSight)
+               and e.viewer in talkers and e.seen in talkers]
+    if not viewers:
+        return ()
+    state, rows = en.memory.looking(ts.tick, so_far)
+    ids = sorted({v for e in viewers for v in (e.viewer, e.seen)})
+    streams = {v: en.memory.of(v) + tuple(m for m in rows if m.villager == v) for v in ids}
+    book = en.felt.scratch(ids, ts.tick, rows, so_far) if en.felt is not None else None
+    m = Meeting(now=ts.tick, day=en.scenario.world.calendar.day_of(ts.tick), names=en.names,
+                talkers=talkers, sees=state.sees, founded=en.founded, streams=streams, felt=book,
+                vectors=en.vectors.by_id, bond=en.bond_words)
+    ts.talk = talk_round(so_far, m, en.talks, en.oracle, st,
+                         lambda extra: en.memory.preview(ts.tick, (*so_far, *extra)))
+    return () if ts.talk is None else ts.talk.events
 
 
 def perceive_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
@@ -86,7 +121,9 @@ def reflect_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequ
             if en.felt is not None else None)
     interests = ({d.villager: view(en.basins.of(d.villager), en.settings) for d in due}
                  if en.basins is not None else None)
-    ts.round = reflect_round(ts.tick, due, streams, en.vectors.by_id, en.oracle, en.settings,
+    vectors = (ChainMap(dict(ts.talk.vectors), en.vectors.by_id) if ts.talk is not None
+               else en.vectors.by_id)
+    ts.round = reflect_round(ts.tick, due, streams, vectors, en.oracle, en.settings,
                              next_id=en.memory.next_id + len(ts.seen), felt=felt,
                              interests=interests)
     return ts.round.events
@@ -145,8 +182,9 @@ def plan_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequenc
 
 
 PHASES: tuple[tuple[str, Phase], ...] = (
-    ("world", world_phase), ("perceive", perceive_phase), ("reflect", reflect_phase),
-    ("night", night_phase), ("basins", basins_phase), ("plan", plan_phase),
+    ("world", world_phase), ("given", given_phase), ("talk", talk_phase),
+    ("perceive", perceive_phase), ("reflect", reflect_phase), ("night", night_phase),
+    ("basins", basins_phase), ("plan", plan_phase),
 )
 
 
@@ -184,6 +222,10 @@ class Engine:
         self.basins: BasinBook | None = None
         self.intents = IntentBook()
         self.projections.append(self.intents)
+        self.talks: TalkBook | None = None
+        self.names = {p.id: p.name for p in sc.world.people}
+        self.founded = {p.id: p.founded for p in sc.world.people}
+        self.given = {p.id: p.given for p in sc.world.people if p.given}
         self._minds_of(sc, self.settings)
         self.night: NightSettings | None = night_of(sc)
         if self.night is not None and self.felt is None:
@@ -207,6 +249,18 @@ class Engine:
         elif self.basins is not None:
             self.projections.remove(self.basins)
             self.basins = None
+        self.talkers = frozenset(p.id for p in sc.world.people if p.name in names)
+        if settings is not None and settings.talk is not None:
+            if self.talks is None:
+                self.talks = TalkBook(sc.world.calendar)
+                self.projections.append(self.talks)
+        elif self.talks is not None:
+            self.projections.remove(self.talks)
+            self.talks = None
+
+    def bond_words(self, villager: int, other: int) -> str:
+        """The bond of `villager` to `other` as a talk prompt says it."""
+        return f"You know {self.names[other]}."
 
     def intentions(self, tick: int):
         """The intentions the world carries out at `tick`: its day's, where the settings have
@@ -268,6 +322,8 @@ class Engine:
 
     def apply(self, tick: int, events: Sequence[ev.Event], ts: TickState) -> None:
         """Fold an appended frame into every projection."""
+        if ts.talk is not None:
+            self.vectors.add(ts.talk.vectors)
         if ts.round is not None:
             self.vectors.add(ts.round.vectors)
         for p in self.projections:
@@ -284,6 +340,8 @@ class RunReport:
     nights: list[Night] = field(default_factory=list)
     basins: list[BasinsNight] = field(default_factory=list)
     plans: list[Plans] = field(default_factory=list)
+    talks: list[Talk] = field(default_factory=list)
+    ticks_per_day: int = 2000
     rows: dict[int, int] = field(default_factory=dict)   # villager -> rows at the end
     head_hex: str = ""
     bytes: int = 0
@@ -348,6 +406,8 @@ def account(report: RunReport, events: Sequence[ev.Event], ts: TickState,
         report.basins.append(ts.basins)
     if ts.plans is not None:
         report.plans.append(ts.plans)
+    if ts.talk is not None:
+        report.talks.append(ts.talk)
     if options.progress is not None:
         options.progress(1)
 
@@ -383,7 +443,8 @@ def run_loop(sc: Scenario, oracle, out: str | os.PathLike,
         raise VillageError(f"a run is a whole number of ticks >= 0, not ticks={n!r}")
     en = options.engine(sc, oracle)
     en.preflight(oracle)
-    report = RunReport(scenario=sc.name, path=Path(out))
+    report = RunReport(scenario=sc.name, path=Path(out),
+                       ticks_per_day=sc.world.ticks_per_day)
     log = LogWriter.create(out, config_digest=sc.header_digest, seed=sc.world.seed,
                            ticks_per_day=sc.world.ticks_per_day,
                            commit_every=options.commit_every)

@@ -188,6 +188,7 @@ def load(name_or_path: str | os.PathLike, *,
         settings = msettings.of(**got, importance=imp, templates=read.templates())
         night = msettings.night_of(got["thought"])
         configs += got.items()
+    _weighs(v["name"], ipath, imp, world, settings)
     ex = v.get("exemplars")
     return Scenario(
         name=v["name"], folder=folder, description=v["description"], ticks=v["ticks"],
@@ -198,6 +199,24 @@ def load(name_or_path: str | os.PathLike, *,
         files=tuple((k, c.path) for k, c in configs if k != "scenario"),
         parent=v.get("parent"), fork_at=v.get("fork_at"), raw=v, configs=tuple(configs),
     )
+
+
+def _weighs(name: str, path: Path, imp: config.Config, world: wconfig.WorldConfig,
+            settings: msettings.Settings | None) -> None:
+    """The importance table weighs every row the scenario's run can give: words where its
+    thought file has a talk block, and each kind of row its villagers are given."""
+    needs: list[tuple[str, str, str]] = []
+    if settings is not None and settings.talk is not None:
+        needs += [("did", "talk", "a talk block"), ("heard", "talk", "a talk block")]
+    for p in world.people:
+        for g in p.given:
+            needs.append(("given", g.event, f"{p.name}'s given {g.event}"))
+    base = config.thaw(imp.value).get("base", {})
+    for kind, event, why in needs:
+        if event not in base.get(kind, {}):
+            raise ConfigError(f"scenario {name} has {why}, and its importance table {path} "
+                              f"has no base weight for a {kind} {event} row "
+                              f"(base.{kind}.{event})")
 
 
 def valences(importance: config.Config) -> lf.Valences | None:

@@ -252,10 +252,13 @@ def alike(vectors: Sequence[np.ndarray]) -> tuple[float, int]:
 
 # --- the sums ---------------------------------------------------------------------------------
 
-PURPOSES = ("questions", "statement", "night", "basins", "keywords", "plan")
+PURPOSES = ("questions", "statement", "night", "basins", "keywords", "plan", "talk", "answer")
 """The purposes of a generation call, in the order a round and a night make them: a
 reflection's two, the night's consolidation plan, then, where a run has basins and plans,
-the basins' update, a keyword consolidation and the plan for tomorrow."""
+the basins' update, a keyword consolidation and the plan for tomorrow, and, where its
+villagers talk, an utterance started at a meeting and an answer to one."""
+INTERESTS = ("basins", "keywords", "plan")
+TALKS = ("talk", "answer")
 ALWAYS = PURPOSES[:3]
 """The purposes every measure shows, with answers or none; the others where a run has any."""
 
@@ -265,7 +268,7 @@ class Answer:
     """One model answer as the measure reads it: where it was said, its marks, and what became
     of it. `questions` and `parroting` count its questions (a questions answer); `refused` is
     the check that refused it whole; `became` is "thought" or "recurred" for a statement that
-    stood; `groups` and `absorbed` count a night plan's accepted groups and the rows they took
+    stood, "said" for an utterance that was; `groups` and `absorbed` count a night plan's accepted groups and the rows they took
     in, `group_checks` the check of each group refused. `cost` is the call's tokens in and out
     and nanoseconds, where its recording holds them (None where not)."""
 
@@ -322,6 +325,8 @@ class Tally:
     plans_with_group: int = 0
     absorbed: int = 0
     interest_calls: int = 0      # the basins' updates, keyword consolidations and plans ahead
+    utterances: int = 0          # talk calls: utterances started and answers
+    said: int = 0                # of them, the utterances the seam let be said
     refusals: tuple[tuple[str, int], ...] = ()
     grounded: int = 0
     grounding_sum: float = 0.0
@@ -380,7 +385,9 @@ def tally(answers: Iterable[Answer], thoughts: Iterable[ThoughtMark] = (),
         recurred=sum(a.became == "recurred" for a in of["statement"]),
         plans=len(of["night"]), plans_with_group=sum(a.groups > 0 for a in of["night"]),
         absorbed=sum(a.absorbed for a in of["night"]),
-        interest_calls=sum(len(of[p]) for p in PURPOSES if p not in ALWAYS),
+        interest_calls=sum(len(of[p]) for p in INTERESTS),
+        utterances=sum(len(of[p]) for p in TALKS),
+        said=sum(a.became == "said" for p in TALKS for a in of[p]),
         refusals=tuple(sorted(checks.items())),
         grounded=len(grounded), grounding_sum=math.fsum(grounded),
         shown=len(shown), near=sum(n.near for n in shown),

@@ -180,7 +180,11 @@ def _pair(a: int, b: int) -> tuple[int, ...]:
 
 
 class _Frame:
-    """The scratch of one perceive call: copies made only of what the frame changes."""
+    """The scratch of one perceive call: copies made only of what the frame changes.
+
+    It is one piece because every handler of an event kind writes into the same copy-on-write
+    maps of one frame (sight, runs, firsts) and the same row list and next id: split apart, each
+    part would hand the others the frame's whole state."""
 
     def __init__(self, state: Perception, tick: int):
         self.state = state
@@ -453,17 +457,10 @@ class _Frame:
 
     def given(self, e: ev.Given) -> None:
         # A given row is the villager's before it has lived anything: about whom the scenario
-        # says, whether they are in sight or not, so it is made here and not by `row`.
-        about = tuple(sorted(set(e.about)))
-        self.row_given(e.villager, e.event, e.text, about)
-
-    def row_given(self, villager: int, event: str, text: str, about: tuple[int, ...]) -> None:
-        key = ("given", event)
-        first = self.first(villager, "given", event)
-        w = self.table.weights(key, 0)
-        w = (self.table.rules.weigh("given", event, first=first) if w is None
-             else w[1] if first else w[0])
-        self.rows.append(_row(self.next_id, villager, self.tick, "given", event, text, w, about))
+        # says, in sight or not, so it is made here and not by `row`; given rows are few.
+        w = self.table.rules.weigh("given", e.event, first=self.first(e.villager, "given", e.event))
+        self.rows.append(_row(self.next_id, e.villager, self.tick, "given", e.event, e.text, w,
+                              tuple(sorted(set(e.about)))))
         self.next_id += 1
 
     def spoke(self, e: ev.Spoke) -> None:

@@ -1,9 +1,9 @@
 """What a reflection and a night run under, read from the config files and frozen.
 
 This module owns turning configs/thought.json, configs/models.json,
-configs/embedder.json, the importance table's thought row and the seven
+configs/embedder.json, the importance table's thought row and the eight
 prompt templates into one `Settings` value the driver reads (with the thought
-file's attractor and plan blocks, where it has them), the thought
+file's attractor, plan and talk blocks, where it has them), the thought
 file's night block into one `NightSettings` value, and the digests that
 name them in a run's header. It does no reflecting and calls no model; a
 scenario (kernel.engine.scenario) reads each file once and hands the
@@ -13,8 +13,9 @@ A digest covers what decides a prompt or an answer: every value of the
 thought and importance files, the models and embedder files without what
 only says where or how fast a model runs (the Ollama host, `timeout_s`,
 `keep_alive`, thread counts, the Ollama set-up notes), and the bytes of
-the seven templates (questions, statement, the night's plan, the basins'
-view, update and keyword consolidation, the plan for tomorrow), which the
+the eight templates (questions, statement, the night's plan, the basins'
+view, update and keyword consolidation, the plan for tomorrow, an utterance; the last
+only where the thought file has a talk block), which the
 settings carry as they were read, so a round renders from them and never
 opens a template file again. Moving a
 server or giving a run more threads leaves a recording's header as it
@@ -36,11 +37,13 @@ from kernel.seam import QUESTIONS, STATEMENT, TemplateFile, template_file
 from kernel.seam.errors import TemplateError
 from kernel.seam.interests import BASINS_KEYWORDS, BASINS_UPDATE, BASINS_VIEW, PLAN
 from kernel.seam.plan import NIGHT
+from kernel.seam.talk import TALK
 
-TEMPLATES = (QUESTIONS, STATEMENT, NIGHT, BASINS_VIEW, BASINS_UPDATE, BASINS_KEYWORDS, PLAN)
+TEMPLATES = (QUESTIONS, STATEMENT, NIGHT, BASINS_VIEW, BASINS_UPDATE, BASINS_KEYWORDS, PLAN, TALK)
 """The templates a run renders: a reflection's two, the night's consolidation plan, the
-basins as shown, the attractor update and a keyword consolidation, and the plan for
-tomorrow."""
+basins as shown, the attractor update and a keyword consolidation, the plan for tomorrow,
+and an utterance at a meeting. The last is in a run's digests only where the thought file has
+a talk block, so a run that does not talk claims the config it always did."""
 
 # Where a model runs and how fast, never what it answers: left out of the digests.
 MODELS_ASIDE = (("timeout_s",), ("keep_alive",), ("llamacpp", "threads"), ("ollama", "host"),
@@ -78,6 +81,7 @@ class Settings:
     templates: tuple[TemplateFile, ...]    # the TEMPLATES as read once, in that order
     attractor: AttractorSettings | None = None   # the thought file's attractor block; None: no basins
     plan: PlanSettings | None = None             # its plan block; None: no plans for tomorrow
+    talk: TalkSettings | None = None             # its talk block; None: nobody talks
 
     def template(self, name: str) -> TemplateFile:
         """The template `name` (one of TEMPLATES) as these settings read it."""
@@ -121,6 +125,20 @@ class PlanSettings:
     intentions: int
     limit: int
     carry_out: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TalkSettings:
+    """thought.json's `talk` block: the utterances a villager may start and answer with in a
+    day, the characters of one, how many rows about the other come to mind first, the most
+    lines a talk prompt shows, and the token limit."""
+
+    starts: int
+    answers: int
+    chars: int
+    recall: int
+    shown: int
+    limit: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,10 +197,12 @@ def of(*, thought: config.Config, models: config.Config, importance: config.Conf
                  ("plan", by[PLAN].sha256),
                  ("questions", by[QUESTIONS].sha256),
                  ("statement", by[STATEMENT].sha256),
+                 *((("talk", by[TALK].sha256),) if "talk" in raw else ()),
                  ("thought", t.digest)),
         templates=tfs,
         attractor=AttractorSettings(**raw["attractor"]) if "attractor" in raw else None,
         plan=PlanSettings(**raw["plan"]) if "plan" in raw else None,
+        talk=TalkSettings(**raw["talk"]) if "talk" in raw else None,
     )
 
 

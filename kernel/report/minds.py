@@ -125,6 +125,11 @@ class Gather:
         if c is not None:
             c.became = "recurred"
 
+    def _spoke(self, tick: int, e: ev.Spoke) -> None:
+        c = self._here.get((e.speaker, "answer" if e.reply else "talk", e.listener))
+        if c is not None:
+            c.became = "said"
+
     def _absorbed(self, tick: int, e: ev.Absorbed) -> None:
         c = self._here.get((e.villager, "night", 0))
         if c is not None:
@@ -135,6 +140,7 @@ class Gather:
 _ON: dict[type, Callable[[Gather, int, ev.Event], None]] = {
     ev.Founded: Gather._founded, ev.Answered: Gather._answered, ev.Refusal: Gather._refusal,
     ev.Thought: Gather._thought, ev.Recurred: Gather._recurred, ev.Absorbed: Gather._absorbed,
+    ev.Spoke: Gather._spoke,
 }
 """What the measure gathers of each event type; the world's and the felt events add nothing."""
 

@@ -141,9 +141,10 @@ def _ids(m: Any, mid: int, i: int) -> tuple[int, ...]:
 
 
 def _memories(ms: Iterable[Any]) -> list[dict[str, Any]]:
-    """Project each memory to {id, ids, count, text, thought} and nothing else: `ids` every
-    row a collapsed line (`laws.Line`) stands for (a row alone: its own), `thought` whether
-    it is the villager's own thought rather than something it lived."""
+    """Project each memory to {id, ids, count, text, thought, given} and nothing else: `ids`
+    every row a collapsed line (`laws.Line`) stands for (a row alone: its own), `thought`
+    whether it is the villager's own thought rather than something it lived, `given` whether
+    it was given at its founding (a backstory, a piece of news)."""
     if isinstance(ms, str | bytes | Mapping) or not isinstance(ms, Iterable):
         raise TemplateError(f"Expected memories to be a list of memories but got memories={ms!r:.80}")
     out = []
@@ -155,7 +156,9 @@ def _memories(ms: Iterable[Any]) -> list[dict[str, Any]]:
             raise TemplateError(f"memories[{i}].text must be text but is {text!r}")
         ids = _ids(m, mid, i)
         thought = bool(_field(m, "thought", i, False) or _field(m, "is_thought", i, False))
-        out.append({"id": mid, "ids": ids, "count": len(ids), "text": text, "thought": thought})
+        given = bool(_field(m, "given", i, False) or _field(m, "is_given", i, False))
+        out.append({"id": mid, "ids": ids, "count": len(ids), "text": text, "thought": thought,
+                    "given": given})
     return out
 
 

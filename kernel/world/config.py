@@ -169,6 +169,9 @@ def _given(source: str, i: int, name: str, rows: list, ids: dict[str, int], widt
             if who not in ids:
                 raise ConfigError(f"{where} is about {who!r}, and no villager of this world is "
                                   f"named so")
+            if ids[who] == ids[name]:
+                raise ConfigError(f"{where} is about {who!r}, the villager it is given to: a "
+                                  f"given row is about others")
             about.append(ids[who])
         n = g.get("news")
         cell = None

@@ -21,14 +21,28 @@ NIGHT = {"shown": 24, "groups": 4, "members": 6, "limit": 192}
 ATTRACTOR = {"rule": "current", "shown": 12, "budget": 360, "limit": 160}
 PLAN = {"intentions": 3, "limit": 96, "carry_out": True}
 BASINS = {"Halla": ["Food", "Ander"], "Ander": ["Food", "Mose", "Quiet"], "Mose": ["Sharing"]}
+TALK = {"starts": 1, "answers": 1, "chars": 120, "recall": 4, "shown": 6, "limit": 64}
+GIVEN = {"Halla": [{"text": "Mose said there will be a feast on 3,3 on the second day",
+                    "about": ["Mose"],
+                    "news": {"name": "feast", "words": ["feast"], "cell": [3, 3], "day": 1}}],
+         "Ander": [{"text": "Halla is your sister", "about": ["Halla"]}]}
+WORDS = {"base": {"did": {"talk": 2}, "heard": {"talk": 3},
+                  "given": {"backstory": 4, "news": 5}},
+         "valence": {"did": {"talk": {"actor": 200}},
+                     "heard": {"talk": {"witness": 200}},
+                     "given": {"backstory": {"witness": 0}, "news": {"witness": 300}}}}
+"""The importance rows a scenario that talks or is given rows needs (the shipped table has none)."""
 
 
 def make(folder: Path, *, days: int = 3, tpd: int = 200, night: dict | None = NIGHT,
          importance: str = "felt", reflecting: tuple[str, ...] = ("Halla", "Ander", "Mose"),
          basins: dict | None = None, attractor: dict | None = None,
-         plan: dict | None = None) -> Path:
-    """Write a scenario folder and return it: `basins` by villager name go into its world
-    config, `attractor` and `plan` blocks into its thought file."""
+         plan: dict | None = None, talk: dict | None = None, given: dict | None = None,
+         words: bool | None = None) -> Path:
+    """Write a scenario folder and return it: `basins` and `given` rows by villager name go
+    into its world config, `attractor`, `plan` and `talk` blocks into its thought file, and the
+    importance rows of words and given rows (`WORDS`) into its table where it talks or is
+    given rows (or `words` says so)."""
     root = Path(__file__).resolve().parents[2]
     folder.mkdir(parents=True, exist_ok=True)
     world = json.loads((root / "fixtures/village-day/world.json").read_text())
@@ -36,8 +50,14 @@ def make(folder: Path, *, days: int = 3, tpd: int = 200, night: dict | None = NI
     for v in world["villagers"]:
         if basins and basins.get(v["name"]):
             v["basins"] = basins[v["name"]]
+        if given and given.get(v["name"]):
+            v["given"] = given[v["name"]]
     (folder / "world.json").write_text(json.dumps(world))
     imp = config.thaw(config.load("importance").value)   # the shipped valence table with it
+    if words or (words is None and (talk or given)):
+        for part in ("base", "valence"):
+            for kind, rows in WORDS[part].items():
+                imp[part].setdefault(kind, {}).update(rows)
     (folder / "importance.json").write_text(json.dumps(imp))
     th = config.thaw(config.load("thought").value)
     th["reflection"]["every"] = tpd
@@ -45,7 +65,7 @@ def make(folder: Path, *, days: int = 3, tpd: int = 200, night: dict | None = NI
     th.pop("night", None)
     if night is not None:
         th["night"] = night
-    for key, block in (("attractor", attractor), ("plan", plan)):
+    for key, block in (("attractor", attractor), ("plan", plan), ("talk", talk)):
         if block is not None:
             th[key] = block
     (folder / "thought.json").write_text(json.dumps(th))
@@ -85,6 +105,8 @@ def answer(ask, *, statement=None, plan=None) -> str:
         return json.dumps({"life": "as before", "updates": [
             {"basin": first["basin"]["const"], "delta": 0.1, "add": words[:1], "remove": []}],
             "patterns": [], "links": [], "new": "none"})
+    if ask.purpose in ("talk", "answer"):
+        return json.dumps({"numbers": ids[:1], "answer": f"At tick {ask.seed} I think of you"})
     if ask.purpose == "keywords":
         return json.dumps({"keywords": ["days"]})
     if ask.purpose == "plan":

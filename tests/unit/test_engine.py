@@ -70,9 +70,9 @@ def test_every_event_kind_says_whom_it_concerns_and_what_a_villager_perceives_of
         assert how is None or callable(getattr(perception._Frame, how)), kind
 
 
-def test_the_phases_are_world_perceive_reflect_night_basins_plan_in_that_order():
-    assert [name for name, _ in engine.PHASES] == ["world", "perceive", "reflect", "night",
-                                                   "basins", "plan"]
+def test_the_phases_are_world_given_talk_perceive_reflect_night_basins_plan_in_that_order():
+    assert [name for name, _ in engine.PHASES] == ["world", "given", "talk", "perceive",
+                                                   "reflect", "night", "basins", "plan"]
 
 
 def test_a_world_run_is_a_scenario_whose_reflect_phase_has_nobody_due(tmp_path):
