@@ -54,7 +54,8 @@ def _said(a: int, b: int, text: str, reply: bool = False) -> ev.Spoke:
     return ev.Spoke(speaker=a, listener=b, text=text, drawn_from=(), reply=reply)
 
 
-def frames() -> list[tuple[int, list[ev.Event]]]:
+def frames(tpd: int = TPD) -> list[tuple[int, list[ev.Event]]]:
+    """The log's frames, in days of `tpd` ticks."""
     return [
         (0, _met()),
         (5, [ev.Gave(giver=ANDER, receiver=KNUT, parcels=1, milligrams=4000)]),
@@ -62,8 +63,8 @@ def frames() -> list[tuple[int, list[ev.Event]]]:
              _said(KNUT, ANDER, "Thank you, I will go there.", reply=True)]),
         (7, [ev.Took(taker=MOSE, owner=KNUT, parcels=1, milligrams=3000)]),
         (8, [ev.Begged(villager=MOSE, x=3, y=1)]),
-        (2 * TPD + 3, [_said(KNUT, ANDER, "The river had food.")]),
-        (3 * TPD - 1, []),
+        (2 * tpd + 3, [_said(KNUT, ANDER, "The river had food.")]),
+        (3 * tpd - 1, []),
     ]
 
 
@@ -71,9 +72,10 @@ def quiet_frames() -> list[tuple[int, list[ev.Event]]]:
     return [(0, _met()), (TPD - 1, [])]
 
 
-def write(path: Path, frames_: list[tuple[int, list[ev.Event]]] | None = None) -> Path:
+def write(path: Path, frames_: list[tuple[int, list[ev.Event]]] | None = None, *,
+          tpd: int = TPD) -> Path:
     """The log of `frames_` (default: `frames()`) at `path`, under a digest no scenario has."""
-    w = LogWriter.create(path, config_digest="b" * 64, seed=1, ticks_per_day=TPD)
+    w = LogWriter.create(path, config_digest="b" * 64, seed=1, ticks_per_day=tpd)
     for tick, events in frames() if frames_ is None else frames_:
         w.append(tick, events)
     w.close()
