@@ -37,7 +37,7 @@ def _run_values(importance: Path | None = None) -> dict:
 @_IMPORTANCE
 def index_cmd(log: Path, out: Path | None, importance: Path | None) -> None:
     """Rebuild LOG's DuckDB index (tables memory, events, villagers, meta, felt_state, basins,
-    basin_nights, intentions; view felt) from the log alone."""
+    basin_nights, intentions, bonds; view felt) from the log alone."""
     from kernel import store
 
     values = _run_values(importance)
@@ -63,6 +63,8 @@ def sql_cmd(log: Path, query: str, importance: Path | None) -> None:
     basins(villager, name, tick, day, slug, label, weight, keywords), basin_nights(villager,
     name, tick, day, entropy, trajectory, basins, phase) and intentions(villager, name, tick,
     day, index, act, whom, whom_name, x, y), empty in a run without basins or plans.
+    bonds(villager, name, other, other_name, day, bond, bond_at_start, gave, got, took, lost,
+    pleas, said, heard): each villager's bond to another per day, -1 to 1, and what passed.
     """
     from kernel import store
     from kernel.store.query import reads

@@ -49,6 +49,7 @@ from kernel.laws.memory import Memory
 from kernel.log import read_header, verify
 from kernel.mind.night import FEWEST_FELT, night_of
 from kernel.mind.reflect import Round
+from kernel.report import bonds as rbo
 from kernel.report import felt as rf
 from kernel.report import interests as ri
 from kernel.report import minds as rm
@@ -188,12 +189,14 @@ class _Views:
         self.journal = rf.journal_of(sc) if self.why is None else None
         self.minds = rm.Gather()
         self.interests = ri.Gather()
+        self.bonds, self.bonds_note = _bonds_of(sc)
         self.memory: MemoryProjection | None = None
 
     @property
     def parts(self) -> list:
         return ([self.gather, self.minds, self.interests]
-                + ([self.journal] if self.journal is not None else []))
+                + ([self.journal] if self.journal is not None else [])
+                + ([self.bonds] if self.bonds is not None else []))
 
     def fold(self, log: Path, sc: Scenario | None) -> None:
         """Fold the log itself: a run with no replay that gives it."""
@@ -426,7 +429,20 @@ def _build(lg: _Log, sc: Scenario | None, views: _Views, rerun: _Rerun | None,
                basins=ri.view(views.interests, [(p.id, p.name) for p in people],
                               # a log with no scenario found is counted in the log's own
                               # default days
-                              sc.world.ticks_per_day if sc is not None else 2000, *measured))
+                              sc.world.ticks_per_day if sc is not None else 2000, *measured),
+               bonds=rbo.view(views.bonds, [(p.id, p.name) for p in people],
+                              note=views.bonds_note))
+
+
+def _bonds_of(sc: Scenario | None) -> tuple[rbo.Gather | None, str | None]:
+    """The report's bond book, valued by the scenario's valence table (None: it has none), or
+    for a log no scenario runs under by the home's, which the section then says."""
+    if sc is not None:
+        return rbo.gather_of(sc.valences, sc.world.ticks_per_day), None
+    from kernel.engine.felt import valences_of
+    return (rbo.gather_of(valences_of(), 2000),
+            "no scenario of this home runs under the log's configs, so the passings are valued "
+            "by the home's valence table, in days of 2000 ticks")
 
 
 def _minds(sc: Scenario | None, views: _Views, rerun: _Rerun | None, note: str | None,

@@ -343,6 +343,64 @@ class BasinsView:
         return sum(len(p.intentions) for v in self.villagers for p in v.plans)
 
 
+# --- the bonds between villagers (kernel.report.bonds) ---------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BondNode:
+    """A villager on the bond graph's circle: where it is drawn and where its name is written
+    (to a tenth, as text), and which end of the name is there (an SVG text-anchor)."""
+
+    villager: int
+    name: str
+    x: str
+    y: str
+    label_x: str
+    label_y: str
+    anchor: str
+
+
+@dataclass(frozen=True, slots=True)
+class BondEdge:
+    """One villager's bond to another as one day ended, drawn from the holder to the other."""
+
+    villager: int
+    other: int
+    bond: int                    # thousandths, -1000..1000, never 0
+    label: str                   # the bond as -1..1, signed, two decimals
+    path: str                    # the SVG path of its curve
+    head: str                    # the SVG points of its arrowhead
+    width: str
+    opacity: str
+    colour: str
+    label_x: str
+    label_y: str
+    title: str                   # who, the bond at the day's end and start, and what passed
+
+
+@dataclass(frozen=True)
+class BondGraph:
+    """The village's bonds on one day (from 1): an edge per ordered pair whose bond is not 0."""
+
+    day: int
+    edges: tuple[BondEdge, ...]
+    passed: int                  # the passings of the day, counted once per holder and other
+
+
+@dataclass(frozen=True)
+class BondsView:
+    """The bond graph of each day, on one circle of villagers, and the law's numbers."""
+
+    size: int
+    node: int
+    nodes: tuple[BondNode, ...]
+    graphs: tuple[BondGraph, ...]
+    half_life_days: int
+    rate: int                    # thousandths of a passing's valence that push the bond
+    unvalued: int = 0            # passings the valence table has no value for, not counted
+    note: str | None = None
+
+
 # --- a day of a run, for the HTML report (kernel.report.day) ---------------------------
 
 
@@ -546,6 +604,7 @@ class Day:
     felt: FeltView = field(default_factory=FeltView)
     minds: Minds | None = None                          # the measure of the run's minds
     basins: BasinsView | None = None                    # None: no basins and no plans in the run
+    bonds: BondsView | None = None                      # None: nothing passed between villagers
 
     @property
     def refusal_count(self) -> int:

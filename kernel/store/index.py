@@ -7,7 +7,8 @@ log's head hash and the importance table's digest, which is how `ensure`
 knows an index is stale. The same index is a projection a run folds as it
 goes (`RunIndex`); `run_index` makes it for a run of a scenario, from what
 the scenario resolved, so no caller assembles it from engine parts. The
-tables of basins and plans are kernel.store.basins', folded beside the events.
+tables of basins and plans are kernel.store.basins', folded beside the events;
+the table of bonds is kernel.store.bonds', folded beside the memory rows.
 """
 
 from __future__ import annotations
@@ -35,12 +36,13 @@ from kernel.laws.importance import Importance
 from kernel.laws.memory import Memory
 from kernel.log import encode, verify
 from kernel.store import basins as sb
+from kernel.store import bonds as sbo
 from kernel.store.paths import check_index_path, output
 
 if typing.TYPE_CHECKING:
     from kernel.engine.scenario import Scenario
 
-INDEX_FORMAT = 3
+INDEX_FORMAT = 4
 """Bumped when the tables' shape changes, so an old index reads as stale."""
 
 MEMORY_DDL = """CREATE TABLE memory (
@@ -307,7 +309,9 @@ class RunIndex:
         self.felt = (None if valences is None
                      else FeltProjection(valences, ticks_per_day,
                                          temperaments=temperaments).follow(self.memory))
-        self.parts: list = [self.memory, self.events] + ([self.felt] if self.felt else [])
+        self.bonds = sbo.BondTables(valences, ticks_per_day).follow(self.memory)
+        self.parts: list = ([self.memory, self.events] + ([self.felt] if self.felt else [])
+                            + [self.bonds])
         self.ticks = 0
 
     def follow_engine(self, memory: MemoryProjection, felt: FeltProjection | None) -> None:
@@ -319,14 +323,16 @@ class RunIndex:
         if memory.rules != self.memory.rules:
             return
         self.memory = memory
+        self.bonds.follow(memory)
         own = self.felt
         if own is not None and felt is not None and (
                 (felt.valences, felt.ticks_per_day, felt.laws, felt.temperaments)
                 == (own.valences, own.ticks_per_day, own.laws, own.temperaments)):
             self.felt = felt
-            self.parts = [self.events]
+            self.parts = [self.events, self.bonds]
         else:
-            self.parts = [self.events] + ([own.follow(memory)] if own is not None else [])
+            self.parts = ([self.events] + ([own.follow(memory)] if own is not None else [])
+                          + [self.bonds])
 
     def start(self) -> None:
         for p in self.parts:
@@ -359,7 +365,8 @@ class RunIndex:
             with output(log_path, db).replacing(fresh=True, leftovers=(".wal",)) as tmp:
                 _fill(tmp, {"memory": mem_table, "events": events, "villagers": people,
                             "meta": meta, "felt_state": felt_table(felt, mem.last_tick),
-                            **idx.mind_tables()})
+                            **idx.mind_tables(),
+                            **self.bonds.tables({v: n[0] for v, n in idx.names.items()})})
         except duckdb.Error as e:
             raise StoreError(f"could not build the index {db}: {str(e).splitlines()[0]}") from None
         return IndexResult(db_path=db, head_hex=head_hex, memory_rows=len(rows),
@@ -373,7 +380,7 @@ VILLAGERS_DDL = """CREATE TABLE villagers (id INTEGER PRIMARY KEY, name VARCHAR 
 META_DDL = "CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)"
 
 DDL = {"memory": MEMORY_DDL, "events": EVENTS_DDL, "villagers": VILLAGERS_DDL, "meta": META_DDL,
-       "felt_state": FELT_DDL, **sb.DDL}
+       "felt_state": FELT_DDL, **sb.DDL, **sbo.DDL}
 """Every table of the index, by name, in the order written."""
 
 
