@@ -7,7 +7,8 @@ log's head hash and the importance table's digest, which is how `ensure`
 knows an index is stale. The same index is a projection a run folds as it
 goes (`RunIndex`); `run_index` makes it for a run of a scenario, from what
 the scenario resolved, so no caller assembles it from engine parts. The
-tables of basins and plans are kernel.store.basins', folded beside the events.
+tables of basins and plans are kernel.store.basins', folded beside the events, and so is
+the table of news (kernel.store.news).
 """
 
 from __future__ import annotations
@@ -35,12 +36,13 @@ from kernel.laws.importance import Importance
 from kernel.laws.memory import Memory
 from kernel.log import encode, verify
 from kernel.store import basins as sb
+from kernel.store import news as sn
 from kernel.store.paths import check_index_path, output
 
 if typing.TYPE_CHECKING:
     from kernel.engine.scenario import Scenario
 
-INDEX_FORMAT = 3
+INDEX_FORMAT = 4
 """Bumped when the tables' shape changes, so an old index reads as stale."""
 
 MEMORY_DDL = """CREATE TABLE memory (
@@ -207,6 +209,7 @@ class IndexProjection:
 
     def __init__(self, ticks_per_day: int = 2000) -> None:
         self.minds = sb.MindTables(ticks_per_day)
+        self.news = sn.NewsFold(ticks_per_day)
         self.start()
 
     def start(self) -> None:
@@ -219,6 +222,7 @@ class IndexProjection:
         self.fields: list[str] = []
         self.names: dict[int, tuple[str, int, int, int]] = {}
         self.minds.start()
+        self.news.start()
 
     def apply(self, tick: int, events: Iterable[ev.Event]) -> None:
         if not isinstance(events, Sequence):     # read twice: here, then by the basins' tables
@@ -249,6 +253,7 @@ class IndexProjection:
             if cls is ev.Founded:
                 self.names.setdefault(e.villager, (e.name, tick, e.x, e.y))
         self.minds.apply(tick, events)
+        self.news.apply(tick, events)
 
     def table(self) -> pa.Table:
         return pa.table({
@@ -359,7 +364,7 @@ class RunIndex:
             with output(log_path, db).replacing(fresh=True, leftovers=(".wal",)) as tmp:
                 _fill(tmp, {"memory": mem_table, "events": events, "villagers": people,
                             "meta": meta, "felt_state": felt_table(felt, mem.last_tick),
-                            **idx.mind_tables()})
+                            **idx.mind_tables(), **idx.news.tables(rows)})
         except duckdb.Error as e:
             raise StoreError(f"could not build the index {db}: {str(e).splitlines()[0]}") from None
         return IndexResult(db_path=db, head_hex=head_hex, memory_rows=len(rows),
@@ -373,7 +378,7 @@ VILLAGERS_DDL = """CREATE TABLE villagers (id INTEGER PRIMARY KEY, name VARCHAR 
 META_DDL = "CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)"
 
 DDL = {"memory": MEMORY_DDL, "events": EVENTS_DDL, "villagers": VILLAGERS_DDL, "meta": META_DDL,
-       "felt_state": FELT_DDL, **sb.DDL}
+       "felt_state": FELT_DDL, **sb.DDL, **sn.DDL}
 """Every table of the index, by name, in the order written."""
 
 
