@@ -39,13 +39,17 @@ def importance_file(folder: Path) -> Path:
     """The home's importance.json with rows for did/talk, heard/talk and given rows, in `folder`."""
     from kernel import config
 
-    value = json.loads(json.dumps(config.load("importance", schema="importance").value))
+    value = json.loads(config.load("importance", schema="importance").path.read_text(encoding="utf-8"))
     value["base"]["did"]["talk"] = 3
     value["base"]["heard"]["talk"] = 4
     value["base"]["given"] = {"backstory": 5, "news": 6}
     p = folder / "talk-importance.json"
     p.write_text(json.dumps(value, indent=1), encoding="utf-8")
     return p
+
+
+def walk(v: int, x: int, y: int) -> ev.Walked:
+    return ev.Walked(villager=v, from_x=0, from_y=0, to_x=x, to_y=y)
 
 
 def founded(*cells: tuple[int, int]) -> list[ev.Event]:

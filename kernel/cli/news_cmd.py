@@ -77,7 +77,7 @@ def lines(d, ticks_per_day: int) -> list[str]:
 
 
 @click.command("news", context_settings=CONTEXT)
-@click.argument("log", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("log", type=click.Path(path_type=Path))   # a folder is refused by the reader, in one line
 @click.option("--importance", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               default=None,
               help="The importance table the run was made with [default: that of the home's "

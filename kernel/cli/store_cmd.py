@@ -37,7 +37,7 @@ def _run_values(importance: Path | None = None) -> dict:
 @_IMPORTANCE
 def index_cmd(log: Path, out: Path | None, importance: Path | None) -> None:
     """Rebuild LOG's DuckDB index (tables memory, events, villagers, meta, felt_state, basins,
-    basin_nights, intentions; view felt) from the log alone."""
+    basin_nights, intentions, news; view felt) from the log alone."""
     from kernel import store
 
     values = _run_values(importance)
@@ -62,7 +62,9 @@ def sql_cmd(log: Path, query: str, importance: Path | None) -> None:
     intensity, valence, stored, last_felt, felt_now, forgotten_at, absorbed_into, refelt_count);
     basins(villager, name, tick, day, slug, label, weight, keywords), basin_nights(villager,
     name, tick, day, entropy, trajectory, basins, phase) and intentions(villager, name, tick,
-    day, index, act, whom, whom_name, x, y), empty in a run without basins or plans.
+    day, index, act, whom, whom_name, x, y), empty in a run without basins or plans;
+    news(news, villager, name, tick, day, teller, teller_name, "by"), one row a holder of a
+    piece of news, empty in a run without news.
     """
     from kernel import store
     from kernel.store.query import reads

@@ -21,7 +21,7 @@ from kernel.laws.memory import Memory
 
 NEWS_DDL = """CREATE TABLE news (
     news VARCHAR NOT NULL, villager INTEGER NOT NULL, name VARCHAR NOT NULL, tick BIGINT NOT NULL,
-    day INTEGER NOT NULL, teller INTEGER, teller_name VARCHAR, by VARCHAR NOT NULL)"""
+    day INTEGER NOT NULL, teller INTEGER, teller_name VARCHAR, "by" VARCHAR NOT NULL)"""
 
 
 class NewsFold:

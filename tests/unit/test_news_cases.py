@@ -5,20 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from kernel import events as ev
 from kernel.errors import LawError
 from kernel.laws import news as ln
-from tests.news_logs import founded, meet, news, perceived, say
+from tests.news_logs import founded, meet, news, perceived, say, walk
 
 TPD = 10
 
 
 def spread(frames, last_tick=None):
     return ln.spread(frames, perceived(frames), ticks_per_day=TPD, last_tick=last_tick)
-
-
-def walk(v, x, y):
-    return ev.Walked(villager=v, from_x=0, from_y=0, to_x=x, to_y=y)
 
 
 # -- attendance -------------------------------------------------------------------------
