@@ -222,6 +222,7 @@ def _register() -> None:
         init_cmd,
         log_cmd,
         minds_cmd,
+        news_cmd,
         plot_cmd,
         reflect_cmd,
         report_cmd,
@@ -233,7 +234,7 @@ def _register() -> None:
     )
 
     for mod in (init_cmd, log_cmd, world_cmd, store_cmd, run_cmd, reflect_cmd, embed_cmd, diff_cmd,
-                report_cmd, plot_cmd, fork_cmd, sweep_cmd, scenarios_cmd, minds_cmd):
+                report_cmd, plot_cmd, fork_cmd, sweep_cmd, scenarios_cmd, minds_cmd, news_cmd):
         for c in getattr(mod, "COMMANDS", ()):
             main.add_command(c)
 

@@ -37,7 +37,7 @@ def _run_values(importance: Path | None = None) -> dict:
 @_IMPORTANCE
 def index_cmd(log: Path, out: Path | None, importance: Path | None) -> None:
     """Rebuild LOG's DuckDB index (tables memory, events, villagers, meta, felt_state, basins,
-    basin_nights, intentions, bonds; view felt) from the log alone."""
+    basin_nights, intentions, bonds, news; view felt) from the log alone."""
     from kernel import store
 
     values = _run_values(importance)
@@ -65,6 +65,8 @@ def sql_cmd(log: Path, query: str, importance: Path | None) -> None:
     day, index, act, whom, whom_name, x, y), empty in a run without basins or plans.
     bonds(villager, name, other, other_name, day, bond, bond_at_start, gave, got, took, lost,
     pleas, said, heard): each villager's bond to another per day, -1 to 1, and what passed.
+    news(news, villager, name, tick, day, teller, teller_name, "by"), one row a holder of a
+    piece of news, empty in a run without news.
     """
     from kernel import store
     from kernel.store.query import reads

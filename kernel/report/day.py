@@ -12,7 +12,9 @@ forgotten and re-felt; the measure of the minds (kernel.report.minds: how many a
 degenerate, parrot or are refused, how many become thoughts, how grounded those are, and the
 worst answers); and, for a run with basins or plans, each villager's basins over the nights,
 each night's update and each day's plan with what became of it (kernel.report.interests,
-measured against the world told to ignore intentions, from the run's log). The report's
+measured against the world told to ignore intentions, from the run's log); and, for a run
+whose villagers talk or are given news, each utterance and each piece of news's spread
+(kernel.report.talk). The report's
 projections (`_Views`) are folded once:
 over a scenario's replay as it runs, or, for a log, over the replay of the
 run under its configs (found by the digest in the log's header) and its
@@ -54,6 +56,7 @@ from kernel.report import felt as rf
 from kernel.report import interests as ri
 from kernel.report import minds as rm
 from kernel.report import plots, source
+from kernel.report import talk as rt
 from kernel.report.views import (
     Answerer,
     Call,
@@ -190,11 +193,12 @@ class _Views:
         self.minds = rm.Gather()
         self.interests = ri.Gather()
         self.bonds, self.bonds_note = _bonds_of(sc)
+        self.talk = rt.NewsFold(sc.world.ticks_per_day if sc is not None else 2000)
         self.memory: MemoryProjection | None = None
 
     @property
     def parts(self) -> list:
-        return ([self.gather, self.minds, self.interests]
+        return ([self.gather, self.minds, self.interests, self.talk]
                 + ([self.journal] if self.journal is not None else [])
                 + ([self.bonds] if self.bonds is not None else []))
 
@@ -417,6 +421,7 @@ def _build(lg: _Log, sc: Scenario | None, views: _Views, rerun: _Rerun | None,
         g.names.setdefault(p.id, p.name)
     last = lg.last_tick if lg.last_tick is not None else 0
     retrievals, rnote, calls, rounds, cnote = _recorded(sc, rerun, note)
+    said, news = rt.of(views.talk, views.memory.rows)
     return Day(header=_header(lg, sc, g, people, rerun, shown), map=_map(sc, g, people, rerun),
                timelines=_timelines(g, people, last),
                thoughts=_thoughts(g, {m.id: m for m in views.memory.rows}),
@@ -431,7 +436,8 @@ def _build(lg: _Log, sc: Scenario | None, views: _Views, rerun: _Rerun | None,
                               # default days
                               sc.world.ticks_per_day if sc is not None else 2000, *measured),
                bonds=rbo.view(views.bonds, [(p.id, p.name) for p in people],
-                              note=views.bonds_note))
+                              note=views.bonds_note),
+               conversations=said, news=news)
 
 
 def _bonds_of(sc: Scenario | None) -> tuple[rbo.Gather | None, str | None]:

@@ -4,7 +4,7 @@ The reflect modes' settings, refusals and chain; felt memory's changes,
 replayed run and nights; the plots' series and felt-strength curves; the
 measure of a run's minds; standing interests and plans (basins over the
 nights, each night's entropy and trajectory, each day's plan and what
-became of it); and a day of a run for the HTML page, down to
+became of it); conversations and the spread of news; and a day of a run for the HTML page, down to
 each timeline lane, citation tree and retrieval table. kernel.report's modules compute these and the CLI and
 the templates render them; this module holds only their shapes, with the
 few sums a renderer asks of them. It must not compute a view, read a log
@@ -399,6 +399,65 @@ class BondsView:
     rate: int                    # thousandths of a passing's valence that push the bond
     unvalued: int = 0            # passings the valence table has no value for, not counted
     note: str | None = None
+# --- conversations and news (kernel.report.talk) --------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DrawnLine:
+    """A row an utterance drew on: its id and its line (None: no row with this id in the run)."""
+
+    id: int
+    text: str | None
+
+
+@dataclass(frozen=True)
+class SaidView:
+    """One utterance: who said what to whom at which tick, whether it answered the listener,
+    whether the listener heard it (had the speaker in sight), the lines it drew on, and the
+    news it carried."""
+
+    tick: int
+    speaker: int
+    speaker_name: str
+    listener: int
+    listener_name: str
+    text: str
+    reply: bool
+    heard: bool
+    drawn: tuple[DrawnLine, ...]
+    news: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TellingView:
+    """A holder of a piece of news in the tree of first tellings, with those it told first."""
+
+    villager: int
+    name: str
+    tick: int
+    day: int                     # from 1, as a reader counts
+    by: str                      # "given", "cited" or "words"
+    told: tuple[TellingView, ...] = ()
+
+
+@dataclass(frozen=True)
+class NewsView:
+    """How one piece of news spread: holders by the end of each day (from day 1), the tree of
+    who told whom, how many said its words without holding it, and who stood on its cell on
+    its day (`place`: "x,y on day D"; None where it names no place and day)."""
+
+    news: str
+    text: str
+    words: tuple[str, ...]
+    per_day: tuple[int, ...]
+    villagers: int               # everyone founded in the run: the curve's ceiling
+    tree: tuple[TellingView, ...]
+    holders: int
+    unheld: int
+    place: str | None = None
+    reached: bool = True         # False: the log ends before the day the news names
+    there_holding: tuple[str, ...] = ()
+    there_not: tuple[str, ...] = ()
 
 
 # --- a day of a run, for the HTML report (kernel.report.day) ---------------------------
@@ -605,6 +664,8 @@ class Day:
     minds: Minds | None = None                          # the measure of the run's minds
     basins: BasinsView | None = None                    # None: no basins and no plans in the run
     bonds: BondsView | None = None                      # None: nothing passed between villagers
+    conversations: tuple[SaidView, ...] = ()            # every utterance; () in a run with none
+    news: tuple[NewsView, ...] = ()                     # every piece of news; () in a run with none
 
     @property
     def refusal_count(self) -> int:

@@ -3,7 +3,8 @@
 `build` reads a log once, folds perception over it, and writes `RUN.duckdb`
 with tables `memory`, `events`, `villagers` and `meta` (the log's head
 hash and the importance table's digest, so a stale index is seen), the
-felt state, and the basins, basin nights and intentions (kernel.store.basins). It
+felt state, the basins, basin nights and intentions (kernel.store.basins), and who holds
+each piece of news (kernel.store.news). It
 loads each table in bulk from Arrow, writes to a temporary file, and
 renames it into place. `ensure` rebuilds when the index is missing or
 stale; `run_index` is the same index as a projection a run of a scenario

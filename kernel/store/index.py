@@ -7,8 +7,9 @@ log's head hash and the importance table's digest, which is how `ensure`
 knows an index is stale. The same index is a projection a run folds as it
 goes (`RunIndex`); `run_index` makes it for a run of a scenario, from what
 the scenario resolved, so no caller assembles it from engine parts. The
-tables of basins and plans are kernel.store.basins', folded beside the events;
-the table of bonds is kernel.store.bonds', folded beside the memory rows.
+tables of basins and plans are kernel.store.basins', folded beside the events, and so is
+the table of news (kernel.store.news); the table of bonds is kernel.store.bonds', folded
+beside the memory rows.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from kernel.laws.memory import Memory
 from kernel.log import encode, verify
 from kernel.store import basins as sb
 from kernel.store import bonds as sbo
+from kernel.store import news as sn
 from kernel.store.paths import check_index_path, output
 
 if typing.TYPE_CHECKING:
@@ -209,6 +211,7 @@ class IndexProjection:
 
     def __init__(self, ticks_per_day: int = 2000) -> None:
         self.minds = sb.MindTables(ticks_per_day)
+        self.news = sn.NewsFold(ticks_per_day)
         self.start()
 
     def start(self) -> None:
@@ -221,6 +224,7 @@ class IndexProjection:
         self.fields: list[str] = []
         self.names: dict[int, tuple[str, int, int, int]] = {}
         self.minds.start()
+        self.news.start()
 
     def apply(self, tick: int, events: Iterable[ev.Event]) -> None:
         if not isinstance(events, Sequence):     # read twice: here, then by the basins' tables
@@ -251,6 +255,7 @@ class IndexProjection:
             if cls is ev.Founded:
                 self.names.setdefault(e.villager, (e.name, tick, e.x, e.y))
         self.minds.apply(tick, events)
+        self.news.apply(tick, events)
 
     def table(self) -> pa.Table:
         return pa.table({
@@ -365,7 +370,7 @@ class RunIndex:
             with output(log_path, db).replacing(fresh=True, leftovers=(".wal",)) as tmp:
                 _fill(tmp, {"memory": mem_table, "events": events, "villagers": people,
                             "meta": meta, "felt_state": felt_table(felt, mem.last_tick),
-                            **idx.mind_tables(),
+                            **idx.mind_tables(), **idx.news.tables(rows),
                             **self.bonds.tables({v: n[0] for v, n in idx.names.items()})})
         except duckdb.Error as e:
             raise StoreError(f"could not build the index {db}: {str(e).splitlines()[0]}") from None
@@ -380,7 +385,7 @@ VILLAGERS_DDL = """CREATE TABLE villagers (id INTEGER PRIMARY KEY, name VARCHAR 
 META_DDL = "CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)"
 
 DDL = {"memory": MEMORY_DDL, "events": EVENTS_DDL, "villagers": VILLAGERS_DDL, "meta": META_DDL,
-       "felt_state": FELT_DDL, **sb.DDL, **sbo.DDL}
+       "felt_state": FELT_DDL, **sb.DDL, **sbo.DDL, **sn.DDL}
 """Every table of the index, by name, in the order written."""
 
 

@@ -100,7 +100,7 @@ def test_the_templates_ship_in_the_wheel_as_package_data():
     conf = tomllib.loads((ROOT / "pyproject.toml").read_text())
     data = conf["tool"]["setuptools"]["package-data"]["kernel.report"]
     shipped = {p.name for p in (ROOT / "kernel/report/templates").iterdir()}
-    assert shipped == {"day.html.j2", "parts.html.j2", "day.css", "day.js",
+    assert shipped == {"day.html.j2", "parts.html.j2", "talk.html.j2", "day.css", "day.js",
                        "bonds.html.j2", "bonds.css"}
     for name in shipped:
         assert any(Path(name).match(pat.split("/")[-1]) for pat in data), name
