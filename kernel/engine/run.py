@@ -36,9 +36,11 @@ from kernel.engine.felt import FeltProjection, felt_of
 from kernel.engine.projection import MemoryProjection, Projection, VectorsProjection
 from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
+from kernel.laws.bonds import words as bond_words
 from kernel.laws.memory import Memory
 from kernel.log import LogWriter
 from kernel.mind.basins import BasinBook, BasinsNight, basins_round, seeded, view
+from kernel.mind.bonds import BondBook
 from kernel.mind.given import given
 from kernel.mind.intend import IntentBook, Plans, plan_round
 from kernel.mind.night import Night, night_of, night_round
@@ -95,7 +97,7 @@ def talk_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequenc
     book = en.felt.scratch(ids, ts.tick, rows, so_far) if en.felt is not None else None
     m = Meeting(now=ts.tick, day=en.scenario.world.calendar.day_of(ts.tick), names=en.names,
                 talkers=talkers, sees=state.sees, founded=en.founded, streams=streams, felt=book,
-                vectors=en.vectors.by_id, bond=en.bond_words)
+                vectors=en.vectors.by_id, bond=lambda a, b: en.bond_words(a, b, ts.tick))
     ts.talk = talk_round(so_far, m, en.talks, en.oracle, st,
                          lambda extra: en.memory.preview(ts.tick, (*so_far, *extra)))
     return () if ts.talk is None else ts.talk.events
@@ -223,6 +225,7 @@ class Engine:
         self.intents = IntentBook()
         self.projections.append(self.intents)
         self.talks: TalkBook | None = None
+        self.bonds: BondBook | None = None      # where the villagers talk: what passed, as bonds
         self.names = {p.id: p.name for p in sc.world.people}
         self.founded = {p.id: p.founded for p in sc.world.people}
         self.given = {p.id: p.given for p in sc.world.people if p.given}
@@ -254,13 +257,20 @@ class Engine:
             if self.talks is None:
                 self.talks = TalkBook(sc.world.calendar)
                 self.projections.append(self.talks)
+            if self.bonds is None and sc.valences is not None:
+                self.bonds = BondBook(sc.valences, sc.world.ticks_per_day).follow(self.memory)
+                self.projections.append(self.bonds)
         elif self.talks is not None:
             self.projections.remove(self.talks)
             self.talks = None
 
-    def bond_words(self, villager: int, other: int) -> str:
-        """The bond of `villager` to `other` as a talk prompt says it."""
-        return f"You know {self.names[other]}."
+    def bond_words(self, villager: int, other: int, tick: int) -> str:
+        """The bond of `villager` to `other` at `tick` as a talk prompt says it (kernel.laws.bonds
+        `words`), a sentence; "" where the importance table has no valences to value it by."""
+        if self.bonds is None:
+            return ""
+        said = bond_words(self.bonds.now(villager, other, tick), self.names[other])
+        return said[:1].upper() + said[1:] + "."
 
     def intentions(self, tick: int):
         """The intentions the world carries out at `tick`: its day's, where the settings have

@@ -29,7 +29,6 @@ the log, files or a clock: the edge that reads a log calls it frame by frame.
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple

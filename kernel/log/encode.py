@@ -26,7 +26,6 @@ import msgpack
 
 from kernel import events as ev
 
-
 TEXTS = "tuple of texts"
 NESTED = "tuple of tuples of texts"
 MAYBE_INT = "an integer or None"

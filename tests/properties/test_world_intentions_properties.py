@@ -6,20 +6,20 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kernel import config as configs
 from kernel import events as ev
 from kernel.world.config import from_value
 from kernel.world.step import (
+    _TICK_STREAM,
     CHANCE,
     DRAWS,
     PICK,
     TAKE,
     Intent,
     _stream,
-    _TICK_STREAM,
     initial,
     step,
 )
-from kernel import config as configs
 from tests.properties.test_world_properties import world_values
 
 TICKS = 120

@@ -3,8 +3,6 @@ world the next day, all folded back from the log; and none of it where the setti
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from felt_scenario import ATTRACTOR, BASINS, PLAN, answer, make
 

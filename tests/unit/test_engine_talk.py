@@ -51,7 +51,7 @@ def test_an_utterance_is_said_only_at_a_tick_where_the_speaker_saw_the_listener_
         talked):
     sc, oracle, report, path = talked
     spoke = 0
-    for tick, events in frames(path):
+    for _tick, events in frames(path):
         came = {(e.viewer, e.seen) for e in events if isinstance(e, ev.CameIntoSight)}
         starts = [e for e in events if isinstance(e, ev.Spoke) and not e.reply]
         for e in starts:
@@ -85,7 +85,7 @@ def test_the_listener_hears_the_words_as_a_row_about_the_speaker_and_the_speaker
         talked):
     sc, oracle, report, path = talked
     heard = 0
-    for tick, events, rows, before, after in rows_of(sc, path):
+    for _tick, events, rows, _before, after in rows_of(sc, path):
         for e in events:
             if not isinstance(e, ev.Spoke):
                 continue
@@ -102,7 +102,7 @@ def test_the_listener_hears_the_words_as_a_row_about_the_speaker_and_the_speaker
 def test_every_citation_of_an_utterance_is_a_row_of_the_speaker_no_later_than_now(talked):
     sc, oracle, report, path = talked
     owner: dict[int, tuple[int, int]] = {}
-    for tick, events, rows, before, after in rows_of(sc, path):
+    for tick, events, rows, _before, _after in rows_of(sc, path):
         # the rows of this tick before the talk's own are the ones an utterance may cite
         for r in rows:
             owner[r.id] = (r.villager, r.tick)

@@ -16,9 +16,9 @@ from kernel.mind.basins import BasinBook, basins_round, folded, view
 from kernel.mind.intend import IntentBook, plan_round
 from kernel.mind.reflect import Due
 from kernel.mind.settings import AttractorSettings, PlanSettings, load
+from kernel.oracle.base import Said
 from kernel.seam import shaped
 from kernel.seam.interests import plan_schema, update_schema
-from kernel.oracle.base import Said
 from kernel.testing import ScriptedOracle
 from kernel.world.step import Intent
 
