@@ -61,12 +61,14 @@ def _night_lines(report) -> list[str]:
 
 def _talk_days(report) -> list[tuple[int, dict]]:
     """Each day's talk in counts, by day: starts and answers asked, said and refused (by check)."""
+    from kernel.calendar import Calendar
+
     days: dict[int, dict] = {}
-    per = report.ticks_per_day
+    cal = Calendar(report.ticks_per_day)
     for t in report.talks:
-        day = t.now // per
+        day = cal.day_of(t.now)
         c = days.setdefault(day, {"starts": 0, "answers": 0, "said": 0, "refused": 0, "ticks": 0,
-                                  "last": (day + 1) * per - 1, "by": {}})
+                                  "last": cal.last_tick_of_day(t.now), "by": {}})
         c["ticks"] += 1
         for u in t.utterances:
             c["answers" if u.reply else "starts"] += 1

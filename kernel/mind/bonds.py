@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kernel import events as ev
+from kernel.calendar import Calendar
 from kernel.errors import VillageError
 from kernel.laws import bonds as lb
 from kernel.laws import felt as lf
@@ -75,6 +76,7 @@ class BondBook:
                                f"ticks_per_day={ticks_per_day!r}")
         self.valences = valences
         self.ticks_per_day = ticks_per_day
+        self.calendar = Calendar(ticks_per_day)
         self.laws = laws
         self._memory = None
         self.start()
@@ -110,12 +112,11 @@ class BondBook:
 
     def _passed(self, v: int, tick: int, kind: str, event: str, about: tuple[int, ...],
                 what: str) -> None:
-        role = "actor" if kind == "did" else "target" if v in about else "witness"
-        val = self.valences._by.get((kind, event, role))
+        val = self.valences._by.get((kind, event, lf.role(v, kind, about)))
         if val is None:
             self.unvalued += 1
             return
-        day = tick // self.ticks_per_day
+        day = self.calendar.day_of(tick)
         at = _INDEX[what]
         for o in lb.others(v, about):
             p = self.pairs.get((v, o))
@@ -162,7 +163,7 @@ class BondBook:
                                f"tick {p.last_tick}, after tick {tick}: ask bond(a, b, day) for "
                                f"a past day")
         d, _, end, _ = p.days[-1]
-        return lb.faded(end, tick // self.ticks_per_day - d, self.laws)
+        return lb.faded(end, self.calendar.day_of(tick) - d, self.laws)
 
     def of(self, a: int, day: int) -> dict[int, int]:
         """a's bond to each villager something has passed to before `day`, at its start, by id;
@@ -176,7 +177,7 @@ class BondBook:
         villager, then other."""
         if self.last_tick is None:
             return ()
-        last_day = self.last_tick // self.ticks_per_day
+        last_day = self.calendar.day_of(self.last_tick)
         out: list[BondDay] = []
         none = (0,) * len(lb.NAMES)
         for (v, o), p in self.pairs.items():

@@ -17,7 +17,7 @@ the block's `shown` lines. Sightings and partings are not among them: the prompt
 meeting in words, and a line that someone came into sight is nothing to tell them. One call (the talk template, `kernel.seam.talk.talk_schema` with an
 `enum` of the ids shown) at temperature 0, seeded by the tick and the speaker. The seam then
 judges the answer as it judges a statement: its shape, its own words (not wordless, not a
-shown line said back: `laws.judge_statement`), its citations (`laws.cite`: each exists, is
+shown line said back, `laws.judge_statement`, nor a sentence of its own prompt), its citations (`laws.cite`: each exists, is
 the speaker's, no later than now, once, and not forgotten). An accepted utterance is a `Spoke`
 event; perception gives the speaker its `did` row and the listener its `heard` row.
 
@@ -347,9 +347,24 @@ def judge(u: Utterance, m: Meeting, t: TalkSettings, stream: Sequence[Memory]) -
     said_back = laws.judge_statement(u.text, [*u.shown, *_words_heard(u)])
     if said_back is not None:
         return Refusal(said_back.check, said_back.reason)
+    if laws.plain(u.text) in _sentences(u.prompt.bytes.decode("utf-8")):
+        return Refusal("restates", "a sentence of its prompt said back, not an utterance")
     gone = m.felt.gone(u.speaker) if m.felt is not None else {}
     verdict = laws.cite(stream, m.now, u.cites, 0, gone)
     return None if verdict.ok else Refusal(verdict.check, verdict.reason)
+
+
+def _sentences(prompt: str) -> set[str]:
+    """Each sentence of a prompt's own lines (not its numbered memories), as `laws.plain`
+    compares texts: what a small model says back when it has nothing to say."""
+    out = set()
+    for line in prompt.splitlines():
+        if line.startswith("["):
+            continue
+        for piece in line.replace("? ", ". ").replace("! ", ". ").split(". "):
+            if piece.strip():
+                out.add(laws.plain(piece))
+    return out
 
 
 def _words_heard(u: Utterance) -> list[Memory]:

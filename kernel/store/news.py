@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 import pyarrow as pa
 
 from kernel import events as ev
+from kernel.calendar import Calendar
 from kernel.laws import news as ln
 from kernel.laws.memory import Memory
 
@@ -65,7 +66,7 @@ def news_table(d: ln.Diffusion, ticks_per_day: int) -> pa.Table:
         "villager": pa.array([h.villager for _, h in rows], pa.int32()),
         "name": pa.array([d.name(h.villager) for _, h in rows], pa.string()),
         "tick": pa.array([h.tick for _, h in rows], pa.int64()),
-        "day": pa.array([h.tick // ticks_per_day for _, h in rows], pa.int32()),
+        "day": pa.array([Calendar(ticks_per_day).day_of(h.tick) for _, h in rows], pa.int32()),
         "teller": pa.array([h.teller for _, h in rows], pa.int32()),
         "teller_name": pa.array([d.name(h.teller) for _, h in rows], pa.string()),
         "by": pa.array([h.by for _, h in rows], pa.string()),

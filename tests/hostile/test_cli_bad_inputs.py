@@ -106,6 +106,9 @@ class Where:
         return self.dir / "home" if (self.dir / "home").is_dir() else _home_copy(self)
 
 
+TALK = {"starts": 1, "answers": 1, "chars": 120, "recall": 4, "shown": 6, "limit": 64}
+
+
 def _world_run(w: Where, config: Path | str, out: Path | str | None = None, ticks: int = 5) -> list[str]:
     return ["world", "run", "--config", str(config), "--ticks", str(ticks),
             "--out", str(out if out is not None else w.dir / "r.log")]
@@ -290,6 +293,36 @@ ROWS: list[Row] = [
          "run", "day-of-three", "--oracle", "replay", "--out", str(w.dir / "r.log")], 1,
         r".*thought\.json does not match configs/schema/thought\.json \(1 error\): at "
         r"\$\.plan\.intentions: 0 is less than the minimum of 1$")),
+
+    ("a talk block whose utterances are too short to hold words is one line before any model",
+     lambda w: Case(
+        ["--home", str(_thought_home(w, talk=dict(TALK, chars=3))),
+         "run", "day-of-three", "--oracle", "replay", "--out", str(w.dir / "r.log")], 1,
+        r".*thought\.json does not match configs/schema/thought\.json \(1 error\): at "
+        r"\$\.talk\.chars: 3 is less than the minimum of 24$")),
+    ("a talk block under an importance table that does not weigh words is one line before any "
+     "model", lambda w: Case(
+        ["--home", str(_thought_home(w, talk=TALK)),
+         "run", "day-of-three", "--oracle", "replay", "--out", str(w.dir / "r.log")], 1,
+        r"scenario day-of-three has a talk block, and its importance table .*importance\.json "
+        r"has no base weight for a did talk row \(base\.did\.talk\)$")),
+    ("a given row about a villager the world lacks is one line", lambda w: Case(
+        _world_run(w, w.world(villagers=[dict(WORLD["villagers"][0], given=[
+            {"text": "Gorm is a friend", "about": ["Gorm"]}]), *WORLD["villagers"][1:]])), 1,
+        r".*w\.json: villagers\[0\] \(\w+\) given\[0\] is about 'Gorm', and no villager of "
+        r"this world is named so$")),
+    ("a given row about its own villager is one line", lambda w: Case(
+        _world_run(w, w.world(villagers=[dict(WORLD["villagers"][0], given=[
+            {"text": "I am myself", "about": [WORLD["villagers"][0]["name"]]}]),
+            *WORLD["villagers"][1:]])), 1,
+        r".*given\[0\] is about '\w+', the villager it is given to: a given row is about others$")),
+    ("a piece of news naming a cell off the grid is one line", lambda w: Case(
+        _world_run(w, w.world(villagers=[dict(WORLD["villagers"][0], given=[
+            {"text": "A feast", "news": {"name": "feast", "words": ["feast"], "cell": [999, 0]}}]),
+            *WORLD["villagers"][1:]])), 1,
+        r".*given\[0\] names the cell 999,0, which is off the \d+ by \d+ grid$")),
+    ("news reading a file that is not a log is one line", lambda w: Case(
+        ["news", str(w.file("n.log", b"not a log"))], 1, r"not a village log \(format 1\)")),
 
     # Paths.
     ("out in a missing folder is one line", lambda w: Case(

@@ -211,3 +211,17 @@ def test_a_given_row_about_a_villager_the_world_lacks_is_one_line(tmp_path):
     bad = {"Halla": [{"text": "Gorm is your friend", "about": ["Gorm"]}]}
     with pytest.raises(ConfigError, match=r"given\[0\] is about 'Gorm', and no villager"):
         msc.load(make(tmp_path / "b", given=bad))
+
+
+def test_an_utterance_that_says_a_sentence_of_its_own_prompt_back_is_refused(tmp_path):
+    def echo(ask):
+        if ask.purpose in ("talk", "answer"):
+            first = ask.prompt.decode().split("\n")[0].split(". ")[0]
+            return json.dumps({"numbers": shown_ids(ask.prompt)[:1], "answer": first})
+        return answer(ask)
+
+    sc, oracle, report, path = run(tmp_path, "echo", script=echo, talk=TALK, days=1)
+    refused = [e for _, es in frames(path) for e in es
+               if isinstance(e, ev.Refusal) and e.purpose == "talk"]
+    assert refused and {e.reason for e in refused} == {
+        "a sentence of its prompt said back, not an utterance"}
