@@ -94,8 +94,8 @@ def news_lines(sc, path) -> list[str]:
                    f"without holding it")
         a = s.attendance
         if a is not None:
-            out.append(f"  on {a.x},{a.y} on day {a.day + 1}: {len(a.holders)} holders and "
-                       f"{len(a.others)} others stood there")
+            out.append(f"  on {a.x},{a.y} on day {a.day + 1}: {a.count} stood there, "
+                       f"{len(a.holders)} of them holding the news")
     return out or ["  no news"]
 
 

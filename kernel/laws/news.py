@@ -188,7 +188,8 @@ def _check_frames(frames: Sequence[Frame]) -> None:
     for tick, _ in frames:
         integer("tick", tick, at_least=0)
         if last is not None and tick <= last:
-            raise LawError(f"frames come in tick order, but tick {tick} follows tick {last}")
+            raise LawError(f"a log's frames are in tick order, and tick {tick} comes after tick "
+                           f"{last}")
         last = tick
 
 

@@ -6,7 +6,8 @@ viewer `a`), `a` starts an utterance to `b` where the thought settings have a ta
 
 1. both reflect, `b` has `a` in sight as this tick ends (so `b` can hear it), and `a` was not
    founded at this tick (it has lived nothing yet to speak of);
-2. `a` has starts left today (the block's `starts`) and has not yet spoken to `b` today;
+2. `a` has starts left today (the block's `starts`) and has not yet spoken to `b` today (a
+   start asked counts, said or refused: a day's calls stay within the budget);
 3. `b` is not already speaking to `a` at this tick (the first sighting of a pair in the
    tick's order starts; the other answers).
 
@@ -60,8 +61,10 @@ START, ANSWER = "talk", "answer"
 
 
 class TalkBook:
-    """Each day's talk so far, folded from `Spoke` events: the starts and answers each villager
-    has used, and whom it has spoken to."""
+    """Each day's talk so far, folded from the talk calls' `Answered` events (purpose `talk`
+    or `answer`, index the listener): the starts and answers each villager has used, and whom
+    it has spoken to, whether the seam let the words be said or not, so a day's calls stay
+    within the budget and a refused start is not asked again of the same pair that day."""
 
     def __init__(self, calendar: Calendar) -> None:
         self.calendar = calendar
@@ -75,10 +78,10 @@ class TalkBook:
     def apply(self, tick: int, events: Sequence[ev.Event]) -> None:
         day = self.calendar.day_of(tick)
         for e in events:
-            if isinstance(e, ev.Spoke):
-                used = self.answers if e.reply else self.starts
-                used[(day, e.speaker)] = used.get((day, e.speaker), 0) + 1
-                self.spoken.add((day, e.speaker, e.listener))
+            if isinstance(e, ev.Answered) and e.purpose in (START, ANSWER):
+                used = self.answers if e.purpose == ANSWER else self.starts
+                used[(day, e.villager)] = used.get((day, e.villager), 0) + 1
+                self.spoken.add((day, e.villager, e.index))
 
     def used(self, day: int, villager: int) -> tuple[int, int]:
         """(starts, answers) `villager` has used on `day`."""
@@ -200,7 +203,7 @@ def talk_round(so_far: Sequence[ev.Event], m: Meeting, book: TalkBook, oracle, s
     heard_rows = [r for r in rows_after(events) if r.kind == "heard" and r.event == "talk"]
     answers: list[Utterance] = []
     answering: dict[int, int] = {}
-    spoke_now = {(u.speaker, u.listener) for u in starts if u.spoke is not None}
+    spoke_now = {(u.speaker, u.listener) for u in starts if u.said is not None}
     for u in starts:
         if u.spoke is None:
             continue

@@ -222,8 +222,9 @@ def test_each_count_is_at_most_what_it_counts_among(a):
     assert t.questions_refused <= t.question_calls and t.kept <= t.statements
     assert t.plans_with_group <= t.plans
     # every answer is counted under its purpose: a reflection's, a night's consolidation plan,
-    # or the basins' and plans' calls
-    assert t.question_calls + t.statements + t.plans + t.interest_calls == t.answers
+    # the basins' and plans' calls, or an utterance's
+    assert t.question_calls + t.statements + t.plans + t.interest_calls + t.utterances == t.answers
+    assert t.said <= t.utterances
     assert sum(n for _, n in t.reasons) >= t.degenerate
 
 

@@ -18,6 +18,7 @@ TABLE = {
     "day-of-twenty-four": (0, 96, 0, 48, 0, 24, 48, 48, 22, 24, 64, 0.47, 0, 47),
     "week-of-three": (0, 126, 0, 42, 0, 21, 41, 42, 19, 21, 48, 0.54, 0, 26),
     "five-days-of-halla": (0, 17, 0, 10, 0, 5, 10, 10, 2, 2, 4, 0.62, 0, 8),
+    "village-of-eight": (0, 136, 0, 24, 0, 24, 24, 24, 22, 23, 65, 0.54, 0, 18),
     # a world in no committed scenario and never tuned on, recorded live once a setting
     "bench/worlds/day-of-six": (0, 24, 0, 12, 0, 6, 12, 12, 6, 6, 16, 0.48, 1, 12),
 }
@@ -102,4 +103,7 @@ def test_a_log_folded_alone_is_grounded_by_the_runs_embedder_as_its_recording_sa
     m = rm.measure(g, rm.inputs_of(sc, None, ()), run="week.log")
     whole = rm.minds("week-of-three").all
     assert m.vectors.startswith("embedded here")
-    assert (m.all.grounding, m.all.alike) == (whole.grounding, whole.alike)
+    # float32 vectors embedded on another machine, or by another onnxruntime build, may differ
+    # from the recording's in their last bits: the means agree to a millionth, not to the bit
+    assert m.all.grounding == pytest.approx(whole.grounding, abs=1e-6)
+    assert m.all.alike == pytest.approx(whole.alike, abs=1e-6)

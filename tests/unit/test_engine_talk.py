@@ -81,6 +81,35 @@ def test_a_villager_starts_at_most_its_budget_a_day_and_never_twice_to_one_villa
     assert max(answers.values(), default=0) <= 1
 
 
+def test_a_days_talk_calls_are_at_most_the_budget_said_or_refused_and_one_a_pair(tmp_path):
+    def half(ask):
+        # every other utterance says a shown line back, and is refused
+        if ask.purpose in ("talk", "answer") and ask.seed % 2:
+            line = next(x for x in ask.prompt.decode().split("\n") if x.startswith("["))
+            return json.dumps({"numbers": shown_ids(ask.prompt)[:1],
+                               "answer": line.split("] ", 1)[1]})
+        return answer(ask)
+
+    block = dict(TALK, starts=2, answers=1)
+    sc, oracle, report, path = run(tmp_path, "half", script=half, talk=block)
+    tpd = sc.world.ticks_per_day
+    calls: dict[tuple[int, int, str], int] = {}
+    pairs: set[tuple[int, int, int, str]] = set()
+    for tick, events in frames(path):
+        for e in events:
+            if isinstance(e, ev.Answered) and e.purpose in ("talk", "answer"):
+                key = (tick // tpd, e.villager, e.purpose)
+                calls[key] = calls.get(key, 0) + 1
+                assert (tick // tpd, e.villager, e.index, e.purpose) not in pairs
+                pairs.add((tick // tpd, e.villager, e.index, e.purpose))
+    assert [e for _, es in frames(path) for e in es
+            if isinstance(e, ev.Refusal) and e.purpose == "talk"]
+    assert all(n <= (block["starts"] if p == "talk" else block["answers"])
+               for (_, _, p), n in calls.items())
+    days = sc.ticks // tpd
+    assert sum(calls.values()) <= days * len(sc.reflecting) * (block["starts"] + block["answers"])
+
+
 def test_the_listener_hears_the_words_as_a_row_about_the_speaker_and_the_speaker_keeps_a_did_row(
         talked):
     sc, oracle, report, path = talked

@@ -282,8 +282,9 @@ def test_a_runs_index_takes_the_engines_rows_and_felt_state_and_writes_village_i
     seen: list = []
     report = engine.run(sc, ScriptedOracle([answer] * 10_000, dim=64), tmp_path / "a.log",
                         projections=[idx], on_round=seen.append)
-    # perception is folded once: the index reads the engine's own memory and felt state
-    assert seen and idx.parts == [idx.events] and idx.ticks == report.ticks
+    # perception is folded once: the index reads the engine's own memory and felt state (its
+    # bond tables fold the engine's rows too)
+    assert seen and idx.parts == [idx.events, idx.bonds] and idx.ticks == report.ticks
     idx.write(tmp_path / "a.log", head_hex=report.head_hex, ticks=report.ticks)
     store.build(tmp_path / "a.log", tmp_path / "b.duckdb", rules=sc.rules,
                 rules_digest=sc.rules_digest, valences=val, ticks_per_day=sc.world.ticks_per_day)
