@@ -15,19 +15,36 @@ _LOG = click.Path(exists=True, dir_okay=False, path_type=Path)
 _IMPORTANCE = click.option(
     "--importance", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
     help="The importance table the run was made with, for its weights and valences "
-         "(a scenario's own, say) [default: the home's].")
+         "[default: that of the home's scenario that ran LOG, else the home's].")
 
 
-def _run_values(importance: Path | None = None) -> dict:
+def _run_values(importance: Path | None = None, log: Path | None = None) -> dict:
     """What an index is built under: the importance table (its weights, its digest and its
-    valences), the world's day and its villagers' temperaments, from the home's world run
-    under the importance table given, each file read once."""
+    valences), the world's day and its villagers' temperaments: those of the home's scenario
+    whose runs carry `log`'s header digest, where no table is given and there is one (a
+    scenario with its own table, say), else the home's world run under the table given, each
+    file read once."""
     from kernel.engine import scenario
     from kernel.engine.felt import temperaments_of
 
-    sc = scenario.of_world(importance=importance or "importance")
+    sc = _scenario_of(log) if importance is None and log is not None else None
+    if sc is None:
+        sc = scenario.of_world(importance=importance or "importance")
     return {"rules": sc.rules, "rules_digest": sc.rules_digest, "valences": sc.valences,
             "ticks_per_day": sc.world.ticks_per_day, "temperaments": temperaments_of(sc.world)}
+
+
+def _scenario_of(log: Path):
+    """The home's scenario that ran `log`, by its header's digest; None where none did or the
+    file has no header to read (the index then says what is wrong with it)."""
+    from kernel.errors import VillageError
+    from kernel.log import read_header
+    from kernel.report.source import scenario_for
+
+    try:
+        return scenario_for(read_header(log).config_digest)
+    except (VillageError, OSError):
+        return None
 
 
 @click.command("index", context_settings=CONTEXT)
@@ -40,7 +57,7 @@ def index_cmd(log: Path, out: Path | None, importance: Path | None) -> None:
     basin_nights, intentions, bonds, news; view felt) from the log alone."""
     from kernel import store
 
-    values = _run_values(importance)
+    values = _run_values(importance, log)
     started = time.perf_counter()
     res = store.build(log, out, **values)
     took = time.perf_counter() - started
@@ -72,7 +89,7 @@ def sql_cmd(log: Path, query: str, importance: Path | None) -> None:
     from kernel.store.query import reads
 
     reads(query)     # a statement that is not a read is refused before the index is built
-    db, state, built = store.ensure(log, **_run_values(importance))
+    db, state, built = store.ensure(log, **_run_values(importance, log))
     if built is not None:
         click.echo(f"index {state.status} ({state.reason}); rebuilt {db}: "
                    f"{built.memory_rows} memory rows", err=True)

@@ -247,6 +247,18 @@ class _Rerun:
     measured: tuple = (None, None)   # what became of the intentions, read off that log
 
 
+def _talk_cuts(oracle, cuts: list):
+    """A phase that cuts the calls at a tick of talk with no round, so the cost section shows
+    the talk's calls at their own tick (a tick with a round is cut by the round)."""
+
+    def phase(en, ts, so_far):
+        if ts.talk is not None and ts.round is None and oracle is not None:
+            cuts.append((ts.tick, len(oracle.costs)))
+        return ()
+
+    return phase
+
+
 def _food_phase(every: int, last: int, into: list):
     """A phase that keeps the food on every cell at every `every`-th tick (and the last)."""
 
@@ -270,7 +282,8 @@ def _replayed(sc: Scenario, views: _Views, *, measure: bool = False) -> _Rerun:
     got = _Rerun()
     oracle = recorded_oracle(sc)
     every = max(1, sc.ticks // SNAPSHOTS)
-    phases = (*PHASES, ("report-food", _food_phase(every, sc.ticks - 1, got.food)))
+    phases = (*PHASES, ("report-food", _food_phase(every, sc.ticks - 1, got.food)),
+              ("report-talk", _talk_cuts(oracle, got.cuts)))
 
     def on_round(rnd: Round) -> None:
         got.cuts.append((rnd.now, len(oracle.costs)))
