@@ -60,6 +60,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Context, Decimal
 from functools import lru_cache
 
+from kernel.laws import felt as lf
 from kernel.laws._errors import LawError, integer
 
 FULL = 1000
@@ -84,11 +85,8 @@ _CTX = Context(prec=28, rounding=ROUND_HALF_EVEN)
 
 
 def bond(name: str, value: object) -> int:
-    """A bond in thousandths: an integer in -1000..1000."""
-    v = integer(name, value)
-    if not -FULL <= v <= FULL:
-        raise LawError(f"Expected {name} in -{FULL}..{FULL} thousandths but got {name}={value!r}")
-    return v
+    """A bond in thousandths: an integer in -1000..1000, as a valence is."""
+    return lf.valence(name, value)
 
 
 @dataclass(frozen=True, slots=True)
