@@ -18,20 +18,32 @@ _IMPORTANCE = click.option(
          "[default: that of the home's scenario that ran LOG, else the home's].")
 
 
-def _run_values(importance: Path | None = None, log: Path | None = None) -> dict:
+def _run_values(importance: Path | None = None, sc=None) -> dict:
     """What an index is built under: the importance table (its weights, its digest and its
-    valences), the world's day and its villagers' temperaments: those of the home's scenario
-    whose runs carry `log`'s header digest, where no table is given and there is one (a
-    scenario with its own table, say), else the home's world run under the table given, each
-    file read once."""
+    valences), the world's day and its villagers' temperaments: those of `sc` where given,
+    else of the home's world run under the importance table given, each file read once."""
     from kernel.engine import scenario
     from kernel.engine.felt import temperaments_of
 
-    sc = _scenario_of(log) if importance is None and log is not None else None
     if sc is None:
         sc = scenario.of_world(importance=importance or "importance")
     return {"rules": sc.rules, "rules_digest": sc.rules_digest, "valences": sc.valences,
             "ticks_per_day": sc.world.ticks_per_day, "temperaments": temperaments_of(sc.world)}
+
+
+def _under(log: Path, importance: Path | None, build):
+    """`build(values)` under the home's table (or the one given); where no table is given and
+    the home's cannot weigh the log's rows (a scenario with a table of its own, say), again
+    under the table of the home's scenario that ran it, found by the log's header digest."""
+    from kernel.laws import LawError
+
+    try:
+        return build(_run_values(importance))
+    except LawError:
+        sc = _scenario_of(log) if importance is None else None
+        if sc is None:
+            raise
+        return build(_run_values(sc=sc))
 
 
 def _scenario_of(log: Path):
@@ -57,9 +69,8 @@ def index_cmd(log: Path, out: Path | None, importance: Path | None) -> None:
     basin_nights, intentions, bonds, news; view felt) from the log alone."""
     from kernel import store
 
-    values = _run_values(importance, log)
     started = time.perf_counter()
-    res = store.build(log, out, **values)
+    res = _under(log, importance, lambda values: store.build(log, out, **values))
     took = time.perf_counter() - started
     click.echo(f"indexed {log}: {res.ticks} ticks, {res.events} events, {res.memory_rows} memory rows, "
                f"{res.villagers} villagers, head {res.head_hex[:16]}")
@@ -89,7 +100,7 @@ def sql_cmd(log: Path, query: str, importance: Path | None) -> None:
     from kernel.store.query import reads
 
     reads(query)     # a statement that is not a read is refused before the index is built
-    db, state, built = store.ensure(log, **_run_values(importance, log))
+    db, state, built = _under(log, importance, lambda values: store.ensure(log, **values))
     if built is not None:
         click.echo(f"index {state.status} ({state.reason}); rebuilt {db}: "
                    f"{built.memory_rows} memory rows", err=True)
