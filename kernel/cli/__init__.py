@@ -220,6 +220,7 @@ def _register() -> None:
         embed_cmd,
         fork_cmd,
         init_cmd,
+        interview_cmd,
         log_cmd,
         minds_cmd,
         news_cmd,
@@ -234,7 +235,8 @@ def _register() -> None:
     )
 
     for mod in (init_cmd, log_cmd, world_cmd, store_cmd, run_cmd, reflect_cmd, embed_cmd, diff_cmd,
-                report_cmd, plot_cmd, fork_cmd, sweep_cmd, scenarios_cmd, minds_cmd, news_cmd):
+                report_cmd, plot_cmd, fork_cmd, sweep_cmd, scenarios_cmd, minds_cmd, news_cmd,
+                interview_cmd):
         for c in getattr(mod, "COMMANDS", ()):
             main.add_command(c)
 

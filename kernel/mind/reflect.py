@@ -143,6 +143,49 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
 
 
 @dataclass(frozen=True, slots=True)
+class Recall:
+    """What brings one villager's memories to mind at tick `now`, for any number of queries:
+    its live rows, their vectors as one matrix, the rows as columns and the vectors' squared
+    norms (worked out once), and, for felt retrieval, what each row is felt at now. A
+    reflection's statement and an interview rank through this one value, so the same rows,
+    question and tick retrieve the same memories."""
+
+    now: int
+    live: tuple[laws.Memory, ...]
+    retrieval: laws.Retrieval
+    matrix: np.ndarray
+    columns: tuple[np.ndarray, np.ndarray, np.ndarray]
+    squares: np.ndarray
+    felt: np.ndarray | None
+
+    @staticmethod
+    def of(now: int, live: Sequence[laws.Memory], vector, retrieval: laws.Retrieval,
+           felt: FeltBook | None) -> Recall:
+        """`vector(id)` gives a row's vector; `felt` the felt state to rank by (None: by weight)."""
+        live = tuple(live)
+        mat = np.stack([vector(m.id) for m in live])
+        now_felt = (np.array([felt.felt_now(m.id, now) / 1000 for m in live], dtype=np.float64)
+                    if felt is not None and retrieval.importance == "felt" else None)
+        return Recall(now=now, live=live, retrieval=retrieval, matrix=mat,
+                      columns=laws.row_columns(live), squares=laws.squares(mat), felt=now_felt)
+
+    def rank(self, query: np.ndarray) -> tuple[laws.Ranked, ...]:
+        """The live rows best for `query`, best first, under the retrieval's laws."""
+        return laws.rank(self.now, self.live, self.matrix, query, self.retrieval, felt=self.felt,
+                         columns=self.columns, squares=self.squares)
+
+
+def memory_at(now: int, villager: int, stream: Sequence[laws.Memory], felt: FeltBook | None,
+              st: Settings) -> tuple[tuple[laws.Memory, ...], Mapping[int, str],
+                                     tuple[laws.Memory, ...]]:
+    """One villager's rows at tick `now` as a round reads them: all of them (what the seam
+    reads), why each that left its memory can no longer be cited, and the live ones (what the
+    ranking sees)."""
+    r = _Rows.at(now, [Due(villager, "")], {villager: stream}, felt, st)
+    return r.mine[villager], r.gone[villager], r.live[villager]
+
+
+@dataclass(frozen=True, slots=True)
 class _Rows:
     """Each due villager's rows as the round begins: all of them (`mine`, what the seam reads),
     why each that has left its memory can no longer be cited (`gone`), and the rest (`live`,
@@ -251,17 +294,10 @@ def _rank_and_state(now: int, refl: Sequence[Reflection], rows: _Rows, seen: _Se
         if not r.questions:
             continue
         live = rows.live[r.villager]
-        mat = np.stack([seen.of(m.id) for m in live])
-        # the rows as columns and the vectors' squared norms, once for all its questions
-        columns = laws.row_columns(live)
-        squares = laws.squares(mat)
-        # what each row is felt at as the round begins, for felt retrieval
-        now_felt = (np.array([felt.felt_now(m.id, now) / 1000 for m in live], dtype=np.float64)
-                    if rows.felt_retrieval else None)
+        recall = Recall.of(now, live, seen.of, st.retrieval, felt if rows.felt_retrieval else None)
         for i, q in enumerate(r.questions, start=1):
             s = Statement(index=i, question=q)
-            s.ranked = laws.rank(now, live, mat, seen.questions[qi], st.retrieval, felt=now_felt,
-                                 columns=columns, squares=squares)
+            s.ranked = recall.rank(seen.questions[qi])
             qi += 1
             s.prompt = render(st.template(STATEMENT), name=r.name, question=q,
                               memories=laws.collapse(x.memory for x in s.ranked))

@@ -1,0 +1,264 @@
+"""`village interview SOURCE [QUESTION]`: ask a villager, or a battery, at a tick of a log.
+
+Thin: parse, find the log and its scenario, make the oracle, call kernel.interview, print.
+SOURCE is a run's log (its scenario found by the header's digest) or a scenario of the home
+(its recording replayed to a temporary log). One QUESTION with --who prints the retrieval
+table, the answer and each cited line; --battery asks every question of every villager (or
+those --who names) under every --variant, and prints the scores.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+
+from kernel.cli import CONTEXT
+from kernel.engine import scenario as msc
+from kernel.errors import ReplayMismatch, VillageError
+from kernel.interview import battery as ib
+from kernel.interview import recording as ir
+from kernel.interview import session as isn
+from kernel.oracle import backends, entry
+
+
+def _short(s: str, n: int) -> str:
+    return s if len(s) <= n else s[: n - 3] + "..."
+
+
+@contextlib.contextmanager
+def _source(source: str) -> Iterator[tuple[Path, msc.Scenario]]:
+    """The log to fold and the scenario that ran it."""
+    p = Path(source)
+    if p.is_file() and p.name != "scenario.json":
+        from kernel.log import read_header
+        from kernel.report.source import scenario_for
+
+        try:
+            digest = read_header(p).config_digest
+        except OSError as e:
+            raise VillageError(f"cannot read the log {p}: {e.strerror or e}") from None
+        sc = scenario_for(digest)
+        if sc is None:
+            raise VillageError(f"no scenario of this home runs under the log's config digest "
+                               f"{digest[:16]}: an interview reads its settings from the "
+                               f"scenario that ran the log")
+        yield p, sc
+        return
+    if p.exists() and not p.is_dir() and p.name != "scenario.json":
+        raise VillageError(f"Expected a run's log or a scenario but got {source!r}, which is "
+                           f"not a file")
+    from kernel.engine.replay import replay
+
+    sc = msc.load(source)
+    if sc.world_only:
+        raise VillageError(f"nobody reflects in scenario {sc.name}: its runs have no thought "
+                           f"settings to interview under")
+    with tempfile.TemporaryDirectory(prefix="village-interview-") as d:
+        log = Path(d) / f"{sc.name}.log"
+        rp = replay(sc, out=log)
+        if rp.stopped is not None:
+            raise VillageError(f"scenario {sc.name} does not replay: {rp.stopped}")
+        yield log, sc
+
+
+def _oracle(sc: msc.Scenario, backend: str, record: Path | None, exemplars: Path | None,
+            accept_digest: bool):
+    from kernel.oracle import make, recording
+
+    b = entry(backend)
+    if not b.live:
+        if record is not None:
+            raise click.UsageError("--record needs a live oracle: --oracle llamacpp or ollama")
+        path = exemplars if exemplars is not None else ir.committed_path(sc)
+        if not path.is_file():
+            raise VillageError(f"no recording of interviews at {path}: record one with "
+                               f"--oracle llamacpp --record FILE, or give --exemplars FILE")
+        return make("replay", sc.models, replay_from=path), path
+    if exemplars is not None:
+        raise click.UsageError("--exemplars is read by --oracle replay; a live oracle answers "
+                               "itself")
+    if record is not None:
+        from kernel.oracle import exemplar
+        exemplar.check_target(record)
+    live = make(backend, sc.models, accept_digest=accept_digest,
+                embedder=dict(sc.configs).get("embedder"))
+    try:
+        for model in isn.settings_of(sc).models:
+            live.digest(model)
+    except BaseException:
+        live.close()
+        raise
+    return (recording(live, record) if record is not None else live), None
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.0f}%"
+
+
+def _f(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+def one_lines(s: isn.Session, a: isn.At) -> list[str]:
+    x = s.asked[0]
+    iv = x.interview
+    out = [f"  {iv.name} at tick {iv.now} (day {a.day}) of {a.sc.name}, asked: {x.text}", "",
+           f"  {len(iv.ranked)} rows brought to mind, ranked as a reflection ranks them",
+           f"  {'rank':>4} {'id':>5} {'tick':>6} {'recency':>8} {'import':>7} {'relev':>7} "
+           f"{'score':>7}  {'kind':<8} text"]
+    for k, r in enumerate(iv.ranked, start=1):
+        m = r.memory
+        out.append(f"  {k:>4} {m.id:>5} {m.tick:>6} {r.recency:>8.4f} {r.importance:>7.2f} "
+                   f"{r.relevance:>7.4f} {r.score:>7.4f}  {m.kind:<8} {_short(m.text, 40)}")
+    out.append("")
+    if iv.prompt is not None:
+        out.append(f"  the call: {len(iv.prompt.bytes)} bytes of prompt, sha256 "
+                   f"{iv.prompt.sha256[:16]}, seed {iv.seed}")
+    if iv.said is not None:
+        out.append(f"  the model said: {iv.said.text}")
+    if iv.accepted:
+        out.append(f"  the answer: {iv.answer}")
+        rows = {m.id: m for m in iv.mind_rows} if hasattr(iv, "mind_rows") else {
+            m.id: m for m in a.rows}
+        for c in iv.cites:
+            m = rows.get(c)
+            out.append(f"    cites {c}: {m.text if m is not None else '?'}")
+        if x.cosine is not None:
+            out.append(f"  cosine to what it cites: {x.cosine:.3f}")
+    else:
+        out.append(f"  refused by the seam: {iv.refused}")
+    return out
+
+
+def battery_lines(s: isn.Session) -> list[str]:
+    out = [f"  {s.scenario} at tick {s.tick}: {len(s.who)} villagers, "
+           f"{len({x.question.id for x in s.asked})} questions, variants "
+           f"{', '.join(s.variants)}" + (f" (not asked, the run has nothing for them: "
+                                         f"{', '.join(s.skipped)})" if s.skipped else "")]
+    head = (f"  {'villager':<10} {'category':<11} {'asked':>5} {'answered':>8} {'valid':>6} "
+            f"{'cosine':>6} {'correct':>8} {'chance':>6}")
+    for v in s.variants:
+        out += ["", f"  variant {v}", head]
+        t = isn.table(s, ("variant", "villager", "category"))
+        for (vv, who, cat), sc in sorted(t.items(), key=lambda kv: (kv[0][1], ib.CATEGORIES.index(kv[0][2]) if kv[0][2] in ib.CATEGORIES else 9)):
+            if vv != v:
+                continue
+            correct = f"{sc.correct}/{sc.known}" if sc.known else "-"
+            out.append(f"  {who:<10} {cat:<11} {sc.asked:>5} {sc.answered:>8} "
+                       f"{_pct(sc.valid):>6} {_f(sc.cosine):>6} {correct:>8} "
+                       f"{_pct(sc.chance):>6}")
+    out += ["", "  the variants compared: memory accuracy (correct of those the log knows) and "
+                "citation validity, per category",
+            f"  {'variant':<14} " + " ".join(f"{c:>16}" for c in ib.CATEGORIES)]
+    t = isn.table(s, ("variant", "category"))
+    for v in s.variants:
+        cells = []
+        for c in ib.CATEGORIES:
+            sc = t.get((v, c))
+            cells.append("-" if sc is None else f"{_pct(sc.accuracy)} / {_pct(sc.valid)}")
+        out.append(f"  {v:<14} " + " ".join(f"{x:>16}" for x in cells))
+    mem = isn.table(s, ("category",)).get(("memory",))
+    if mem is not None and mem.chance is not None:
+        out.append(f"  chance on the memory questions the log knows: {_pct(mem.chance)}")
+    return out
+
+
+@click.command("interview", context_settings=CONTEXT)
+@click.argument("source")
+@click.argument("question", required=False)
+@click.option("--who", multiple=True, help="The villager to ask (for --battery: repeat, or "
+                                           "leave out for every villager).")
+@click.option("--at", "tick", type=click.IntRange(min=0), default=None,
+              help="The tick whose memory is asked (default: the log's last).")
+@click.option("--battery", type=click.Path(path_type=Path), default=None,
+              help="Ask every question of this battery file (configs/interview.json, say).")
+@click.option("--variant", "variants", multiple=True,
+              help="Ask the battery under this variant of it (repeat; 'all' for every one; "
+                   "default: full).")
+@click.option("--oracle", "backend", type=click.Choice(backends()), default="replay",
+              show_default=True, help="Who answers: a live backend, or a recording of interviews.")
+@click.option("--record", type=click.Path(path_type=Path), default=None,
+              help="Write every call to this exemplar file (a live oracle only).")
+@click.option("--exemplars", type=click.Path(path_type=Path), default=None,
+              help="The recording --oracle replay reads (default: the scenario's committed "
+                   "interviews, exemplars/interviews/NAME.json).")
+@click.option("--accept-digest", is_flag=True, help="Ask a model whose digest is not the pinned one.")
+def interview_cmd(source: str, question: str | None, who: tuple[str, ...], tick: int | None,
+                  battery: Path | None, variants: tuple[str, ...], backend: str,
+                  record: Path | None, exemplars: Path | None, accept_digest: bool) -> None:
+    """Ask a villager of SOURCE (a run's log, or a scenario) QUESTION at tick --at, or a battery.
+
+    The villager's memory and felt state are folded from the log up to the tick and no
+    further; the question brings memories to mind exactly as a reflection's does; one call
+    at temperature 0, seeded by the tick, the villager and the question; the seam checks the
+    citations. With --oracle replay the answers are read off a recording of interviews, and
+    the first prompt that differs stops it, naming both digests.
+    """
+    if (question is None) == (battery is None):
+        raise click.UsageError("give one QUESTION (with --who NAME) or --battery FILE")
+    if question is not None and len(who) != 1:
+        raise click.UsageError("one QUESTION is put to one villager: give --who NAME once")
+    if question is not None and variants:
+        raise click.UsageError("--variant is for --battery")
+    b = ib.load(battery) if battery is not None else ib.of({"questions": [
+        {"id": "asked", "category": "self", "text": "asked"}]})
+    with _source(source) as (log, sc):
+        a = isn.at(log, sc, tick)
+        for n in who:
+            a.who(n)
+        names = ([v.name for v in b.variants] if "all" in variants else list(variants)) or ["full"]
+        for n in names:
+            if n != "full":
+                b.variant(n)
+        oracle, path = _oracle(sc, backend, record, exemplars, accept_digest)
+        try:
+            if question is not None:
+                s = isn.one(a, who[0], question, oracle, battery=b)
+            else:
+                s = isn.ask(a, b, oracle, who=who, variants=names)
+        except ReplayMismatch as e:
+            raise VillageError(f"the interview does not replay from {path}: {e}") from None
+        finally:
+            oracle.close()
+        lines = one_lines(s, a) if question is not None else battery_lines(s)
+        for line in lines:
+            click.echo(line)
+        if path is not None:
+            _check_replayed(s, oracle, path)
+        if record is not None:
+            rel = _rel(battery)
+            ir.save(record, oracle, s, rel)
+            click.echo(f"  recorded {oracle.calls} calls and {oracle.embeddings} embeddings to "
+                       f"{record}; transcript sha256 {s.transcript_sha256}")
+
+
+def _rel(p: Path | None) -> str | None:
+    if p is None:
+        return None
+    from kernel import config
+    try:
+        return str(p.resolve().relative_to(config.home().resolve()))
+    except ValueError:
+        return str(p.resolve())
+
+
+def _check_replayed(s: isn.Session, oracle, path: Path) -> None:
+    meta = ir.meta_of(path)
+    if oracle.unread:
+        raise VillageError(f"the interview does not replay from {path}: {oracle.unread} "
+                           f"recorded calls were never asked for (ask what was recorded: "
+                           f"who {', '.join(meta['who'])}, variants {', '.join(meta['variants'])}, "
+                           f"at {meta['at']})")
+    if s.transcript_sha256 != meta["transcript_sha256"]:
+        raise VillageError(f"the interview does not replay from {path}: its transcript's sha256 "
+                           f"is {s.transcript_sha256}, and the recording's is "
+                           f"{meta['transcript_sha256']}")
+    click.echo(f"  replayed from {path}: {oracle.read} calls, every prompt the recorded bytes, "
+               f"transcript sha256 {s.transcript_sha256}")
+
+
+COMMANDS = (interview_cmd,)
