@@ -63,6 +63,20 @@ live: setup
 RECORDED := $(sort $(patsubst fixtures/%/scenario.json,%,$(shell grep -l "\"exemplars\"" fixtures/*/scenario.json)))
 .PHONY: $(RECORDED:%=record-%)
 record: $(RECORDED:%=record-%)
+	$(MAKE) record-interviews
+
+# The committed interviews: the battery of configs/interview.json asked of every villager of
+# each scenario below at its last tick, recorded with the embedded model. An interview folds
+# the scenario's replayed log, so `make record` records them after every scenario.
+# week-of-three is asked under every variant of the battery, for the ablation table.
+INTERVIEWED := day-of-twenty-four week-of-three
+.PHONY: record-interviews $(INTERVIEWED:%=interview-%)
+record-interviews: $(INTERVIEWED:%=interview-%)
+interview-day-of-twenty-four: VARIANTS = full
+interview-week-of-three: VARIANTS = all
+$(INTERVIEWED:%=interview-%): interview-%: setup
+	$(BIN)/village interview $* --battery configs/interview.json --variant $(VARIANTS) \
+		--oracle llamacpp --record exemplars/interviews/$*.json
 
 $(RECORDED:%=record-%): record-%: setup
 	$(BIN)/village run $* --oracle llamacpp --record

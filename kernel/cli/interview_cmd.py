@@ -122,8 +122,7 @@ def one_lines(s: isn.Session, a: isn.At) -> list[str]:
         out.append(f"  the model said: {iv.said.text}")
     if iv.accepted:
         out.append(f"  the answer: {iv.answer}")
-        rows = {m.id: m for m in iv.mind_rows} if hasattr(iv, "mind_rows") else {
-            m.id: m for m in a.rows}
+        rows = {m.id: m for m in a.rows}
         for c in iv.cites:
             m = rows.get(c)
             out.append(f"    cites {c}: {m.text if m is not None else '?'}")
@@ -132,6 +131,10 @@ def one_lines(s: isn.Session, a: isn.At) -> list[str]:
     else:
         out.append(f"  refused by the seam: {iv.refused}")
     return out
+
+
+def _order(category: str) -> int:
+    return ib.CATEGORIES.index(category) if category in ib.CATEGORIES else len(ib.CATEGORIES)
 
 
 def battery_lines(s: isn.Session) -> list[str]:
@@ -144,15 +147,15 @@ def battery_lines(s: isn.Session) -> list[str]:
     for v in s.variants:
         out += ["", f"  variant {v}", head]
         t = isn.table(s, ("variant", "villager", "category"))
-        for (vv, who, cat), sc in sorted(t.items(), key=lambda kv: (kv[0][1], ib.CATEGORIES.index(kv[0][2]) if kv[0][2] in ib.CATEGORIES else 9)):
+        for (vv, who, cat), sc in sorted(t.items(), key=lambda kv: (kv[0][1], _order(kv[0][2]))):
             if vv != v:
                 continue
             correct = f"{sc.correct}/{sc.known}" if sc.known else "-"
             out.append(f"  {who:<10} {cat:<11} {sc.asked:>5} {sc.answered:>8} "
                        f"{_pct(sc.valid):>6} {_f(sc.cosine):>6} {correct:>8} "
                        f"{_pct(sc.chance):>6}")
-    out += ["", "  the variants compared: memory accuracy (correct of those the log knows) and "
-                "citation validity, per category",
+    out += ["", "  the variants compared, per category: accuracy (correct of the answers the log "
+                "knows) / citation validity (answers the seam let stand of those said)",
             f"  {'variant':<14} " + " ".join(f"{c:>16}" for c in ib.CATEGORIES)]
     t = isn.table(s, ("variant", "category"))
     for v in s.variants:

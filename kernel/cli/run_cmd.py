@@ -296,6 +296,25 @@ def replay_one(name: str, where: Path, echo=click.echo) -> bool:
         echo(f"  DIFFERS: head {report.head_hex}, and the committed digest is {sc.head_sha256}")
         return False
     echo(f"  head {report.head_hex}: the committed digest, byte for byte")
+    return _interviews(sc, path, echo)
+
+
+def _interviews(sc, log: Path, echo) -> bool:
+    """The scenario's committed interviews, where it has them, asked again of its replayed log
+    from their recording; True when they replay byte for byte (or there are none)."""
+    from kernel.interview import recording as ir
+
+    path = ir.committed_path(sc)
+    if not path.is_file():
+        return True
+    got = ir.replay(sc, log, path)
+    if got.problem is not None:
+        echo(f"  DIFFERS: the interviews of {_shown(path)} do not replay: {got.problem}")
+        return False
+    s = got.session
+    echo(f"  interviews: {len(s.asked)} questions put to {len(s.who)} villagers at tick {s.tick} "
+         f"under {len(s.variants)} variant(s), {got.oracle.read} calls read off "
+         f"{_shown(path)}, transcript sha256 {s.transcript_sha256}: the recorded one, byte for byte")
     return True
 
 

@@ -64,7 +64,6 @@ class Variant:
     retrieval: Mapping | None = None
     interests: bool = True
     needs: str | None = None
-    scenario: str | None = None
 
     def hides(self, m: Memory) -> bool:
         for h in self.hide:
@@ -134,9 +133,8 @@ def of(value: Mapping, path: Path | None = None, sha256: str = "") -> Battery:
         names.add(v["name"])
         vs.append(Variant(name=v["name"], description=v.get("description", ""),
                           hide=tuple(v.get("hide", ())), retrieval=v.get("retrieval"),
-                          interests=v.get("interests", True), needs=v.get("needs"),
-                          scenario=v.get("scenario")))
-    return Battery(path=path, sha256=sha256, questions=tuple(qs), variants=tuple(vs),
+                          interests=v.get("interests", True), needs=v.get("needs")))
+    return Battery(path=path, sha256=sha256 or config.digest(config.thaw(value)), questions=tuple(qs), variants=tuple(vs),
                    chars=value.get("chars", ANSWER_CHARS), limit=value.get("limit", LIMIT))
 
 

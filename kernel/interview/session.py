@@ -278,8 +278,8 @@ def ask(a: At, battery: Battery, oracle, *, who: Sequence[str] = (),
                            a.names, a.sc.world.ticks_per_day)
         if x.truth.known:
             iv = x.interview
-            x.correct = iv.accepted and li.correct(iv.answer or "", iv.cites, x.truth, qy,
-                                                   a.names.values())
+            others = [n for i, n in a.names.items() if i != iv.villager]
+            x.correct = iv.accepted and li.correct(iv.answer or "", iv.cites, x.truth, qy, others)
     return s
 
 

@@ -8,8 +8,9 @@ laws under the thought settings, or a variant's). One call (the interview templa
 seeded by the tick, the villager and the question (`seed_of`). The seam then judges the answer
 as it judges a statement's citations: its shape, then each citation exists, is the
 villager's, is no later than now, is given once and is not forgotten (`laws.cite`, no depth
-cap: an answer is said, never written as a thought). An answer may say a line back: asked what
-happened, a villager that says what it remembers answers well.
+cap: an answer is said, never written as a thought). An answer that is the question said back
+is refused; one may say a line back: asked what happened, a villager that says what it
+remembers answers well.
 
 This module owns the interview's call and its verdict; it writes nothing, folds no log and
 calls no model but through the oracle it is handed.
@@ -132,6 +133,8 @@ def judge(iv: Interview, mind: Mind, chars: int) -> Refusal | None:
     iv.answer, iv.cites = got[SAID], tuple(got[CITES])
     if not laws.plain(iv.answer):
         return Refusal("wordless", "an answer of no words")
+    if laws.plain(iv.answer) == laws.plain(iv.question):
+        return Refusal("restates", "the question said back, not an answer")
     verdict = laws.cite(mind.mine, mind.now, iv.cites, 0, mind.gone)
     return None if verdict.ok else Refusal(verdict.check, verdict.reason)
 

@@ -294,6 +294,43 @@ ROWS: list[Row] = [
         r".*thought\.json does not match configs/schema/thought\.json \(1 error\): at "
         r"\$\.plan\.intentions: 0 is less than the minimum of 1$")),
 
+    # Interviews.
+    ("an interview of a villager the log does not hold is one line", lambda w: Case(
+        ["--home", str(w.home()), "interview", "day-of-three", "--who", "Nobody", "Who?"], 1,
+        r"Expected a villager among .* but got --who 'Nobody'$")),
+    ("an interview past the log's last tick is one line", lambda w: Case(
+        ["--home", str(w.home()), "interview", "day-of-three", "--who", "Halla", "--at",
+         "99999", "Who?"], 1, r"Expected --at no later than the log's last tick \d+ but got --at 99999$")),
+    ("an interview of a world run, where nobody reflects, is one line", lambda w: Case(
+        ["interview", str(w.log), "--who", "Halla", "Who?"], 1,
+        r"(nobody reflects in scenario .*|no scenario of this home runs under the log's config digest .*)$")),
+    ("an interview with no recording of interviews to replay is one line", lambda w: Case(
+        ["--home", str(w.home()), "interview", "day-of-three", "--who", "Halla", "Who?"], 1,
+        r"no recording of interviews at .*day-of-three\.json: record one with")),
+    ("a battery question naming a field no question may name is one line", lambda w: Case(
+        ["--home", str(w.home()), "interview", "day-of-three", "--battery", str(w.file(
+            "b.json", json.dumps({"questions": [{"id": "a", "category": "self",
+                                                 "text": "Who is {enemy}?"}]})))], 1,
+        r".*b\.json: question 'a' names \{enemy\} in its text")),
+    ("a battery of an unknown category is one line", lambda w: Case(
+        ["--home", str(w.home()), "interview", "day-of-three", "--battery", str(w.file(
+            "b.json", json.dumps({"questions": [{"id": "a", "category": "gossip",
+                                                 "text": "Who?"}]})))], 1,
+        r".*b\.json does not match configs/schema/interview\.json")),
+    ("a battery variant the battery does not hold is one line", lambda w: Case(
+        ["--home", str(w.home()), "interview", "day-of-three", "--battery",
+         str(REPO / "configs" / "interview.json"), "--variant", "no-such"], 1,
+        r"Expected a variant among full, .* but got variant='no-such'$")),
+    ("an interview recording never replaces a log", lambda w: Case(
+        ["--home", str(w.home()), "interview", "day-of-three", "--who", "Halla", "--oracle",
+         "llamacpp", "--record", str(w.log), "Who?"], 1, r".*run\.log holds a village log")),
+    ("an interview is one question or a battery, not both", lambda w: Case(
+        ["--home", str(w.home()), "interview", "day-of-three", "--who", "Halla", "--battery",
+         str(REPO / "configs" / "interview.json"), "Who?"], 2,
+        r"give one QUESTION \(with --who NAME\) or --battery FILE")),
+    ("an interview of a log that is not a village log is one line", lambda w: Case(
+        ["interview", str(w.file("x.log", b"not a log")), "--who", "Halla", "Who?"], 1,
+        r".*not a village log")),
     ("a talk block whose utterances are too short to hold words is one line before any model",
      lambda w: Case(
         ["--home", str(_thought_home(w, talk=dict(TALK, chars=3))),

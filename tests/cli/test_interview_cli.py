@@ -1,0 +1,80 @@
+"""`village interview`, through click's CliRunner, against the committed interviews: a battery
+replays byte for byte from its recording with its scores printed, a one-byte change to the
+interview template stops it naming both full digests, and the command writes nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kernel.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+COMMITTED = ("day-of-twenty-four", "week-of-three")
+
+
+def _run(*args):
+    return CliRunner().invoke(main, [*map(str, args)], catch_exceptions=False)
+
+
+@pytest.mark.parametrize("name", COMMITTED)
+def test_the_committed_interviews_replay_byte_for_byte_from_their_recording(name):
+    path = REPO / "exemplars" / "interviews" / f"{name}.json"
+    assert path.is_file(), f"{path} is committed"
+    res = _run("interview", name, "--battery", REPO / "configs" / "interview.json",
+               "--variant", "all" if name == "week-of-three" else "full")
+    assert res.exit_code == 0, res.output
+    assert "every prompt the recorded bytes" in res.output
+    assert "the variants compared" in res.output
+
+
+def test_the_week_of_three_interviews_compare_every_variant_it_has():
+    res = _run("interview", "week-of-three", "--battery", REPO / "configs" / "interview.json",
+               "--variant", "all")
+    assert res.exit_code == 0, res.output
+    for v in ("full", "no-reflection", "no-felt", "no-relevance", "no-basins"):
+        assert re.search(rf"^  {v}\s", res.output, flags=re.M), v
+    assert "not asked, the run has nothing for them: no-talk" in res.output
+
+
+def _home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    shutil.copytree(REPO / "configs", home / "configs")
+    shutil.copytree(REPO / "fixtures" / "week-of-three", home / "fixtures" / "week-of-three")
+    (home / "exemplars" / "interviews").mkdir(parents=True)
+    shutil.copyfile(REPO / "exemplars" / "week-of-three.json", home / "exemplars" / "week-of-three.json")
+    shutil.copyfile(REPO / "exemplars" / "interviews" / "week-of-three.json",
+                    home / "exemplars" / "interviews" / "week-of-three.json")
+    return home
+
+
+def test_a_one_byte_change_to_the_interview_template_stops_the_replay_naming_both_full_digests(
+        tmp_path):
+    home = _home(tmp_path)
+    t = home / "configs" / "interview.tmpl"
+    t.write_bytes(t.read_bytes().replace(b"village", b"villagE", 1))
+    res = CliRunner().invoke(main, ["--home", str(home), "interview", "week-of-three",
+                                    "--battery", str(home / "configs" / "interview.json"),
+                                    "--variant", "all"])
+    assert res.exit_code == 1
+    lines = [x for x in res.output.splitlines() if x.strip()]
+    assert len(lines) == 1, res.output
+    digests = re.findall(r"sha256 ([0-9a-f]{64})", lines[0])
+    assert len(digests) == 2 and digests[0] != digests[1], lines[0]
+    assert "does not replay" in lines[0]
+
+
+def test_an_interview_writes_nothing_into_the_home(tmp_path):
+    home = _home(tmp_path)
+    before = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in home.rglob("*") if p.is_file()}
+    res = CliRunner().invoke(main, ["--home", str(home), "interview", "week-of-three",
+                                    "--battery", str(home / "configs" / "interview.json"),
+                                    "--variant", "all"])
+    assert res.exit_code == 0, res.output
+    after = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in home.rglob("*") if p.is_file()}
+    assert after == before
