@@ -56,6 +56,7 @@ from kernel.report import felt as rf
 from kernel.report import interests as ri
 from kernel.report import minds as rm
 from kernel.report import plots, source
+from kernel.report import interviews as rint
 from kernel.report import talk as rt
 from kernel.report.views import (
     Answerer,
@@ -400,7 +401,8 @@ def _of_scenario(sc: Scenario, exemplars: str | os.PathLike | None) -> Day:
     rerun = _replayed(sc, views, measure=True)
     if rerun.log is None:
         raise VillageError(f"scenario {sc.name} did not replay a single tick: {rerun.stopped}")
-    return _build(rerun.log, sc, views, rerun, None, shown=sc.name, measured=rerun.measured)
+    return _build(rerun.log, sc, views, rerun, None, shown=sc.name, measured=rerun.measured,
+                  interviews=rint.of(sc))
 
 
 def _of_log(log: Path, exemplars: str | os.PathLike | None) -> Day:
@@ -421,11 +423,13 @@ def _of_log(log: Path, exemplars: str | os.PathLike | None) -> Day:
     if rerun is None:
         views.fold(log, sc)
     return _build(lg, sc, views, rerun, note, shown=log.name,
-                  measured=ri.measured(views.interests, sc, log))
+                  measured=ri.measured(views.interests, sc, log),
+                  interviews=rint.of(sc, log) if rerun is not None else (None, None))
 
 
 def _build(lg: _Log, sc: Scenario | None, views: _Views, rerun: _Rerun | None,
-           note: str | None, *, shown: str, measured: tuple = (None, None)) -> Day:
+           note: str | None, *, shown: str, measured: tuple = (None, None),
+           interviews: tuple = (None, None)) -> Day:
     """The day, from what the run's projections folded and what its replay gave; `measured`
     is what became of its intentions (kernel.report.interests.measured)."""
     g = views.gather
@@ -450,7 +454,8 @@ def _build(lg: _Log, sc: Scenario | None, views: _Views, rerun: _Rerun | None,
                               sc.world.ticks_per_day if sc is not None else 2000, *measured),
                bonds=rbo.view(views.bonds, [(p.id, p.name) for p in people],
                               note=views.bonds_note),
-               conversations=said, news=news)
+               conversations=said, news=news, interviews=interviews[0],
+               interviews_note=interviews[1])
 
 
 def _bonds_of(sc: Scenario | None) -> tuple[rbo.Gather | None, str | None]:

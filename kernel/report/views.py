@@ -645,6 +645,58 @@ class FeltView:
         return sum(len(v.curves) for v in self.strengths)
 
 
+# --- interviews (kernel.report.interviews) ---------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AskedRow:
+    """A row an interview's question brought to mind: its id, kind, line and score."""
+
+    id: int
+    kind: str
+    text: str
+    score: float
+
+
+@dataclass(frozen=True)
+class AskedView:
+    """One question put to one villager: the rows it brought to mind, what the model said, the
+    answer the seam let stand (None: refused, and why), its citations with their lines, and
+    where the log knows the answer, the right ones, whether it said one, and the chance."""
+
+    villager: int
+    name: str
+    question: str
+    category: str
+    text: str
+    shown: tuple[AskedRow, ...]
+    said: str | None
+    answer: str | None
+    cites: tuple[DrawnLine, ...]
+    refused: str | None
+    right: tuple[str, ...] | None
+    correct: bool | None
+    chance: float | None
+    cosine: float | None
+
+
+@dataclass(frozen=True)
+class InterviewsView:
+    """A scenario's committed interviews, replayed: at which tick, from which recording, every
+    interview of the first variant, and the variants compared per category as (accuracy,
+    citation validity), each None where there is nothing to count."""
+
+    tick: int
+    recording: str
+    variant: str
+    variants: tuple[str, ...]
+    categories: tuple[str, ...]
+    asked: tuple[AskedView, ...]
+    compare: tuple[tuple[str, tuple[tuple[float | None, float | None], ...]], ...]
+    chance: float | None                 # the memory questions' mean chance
+    transcript_sha256: str = ""
+
+
 @dataclass(frozen=True)
 class Day:
     header: Header
@@ -666,6 +718,8 @@ class Day:
     bonds: BondsView | None = None                      # None: nothing passed between villagers
     conversations: tuple[SaidView, ...] = ()            # every utterance; () in a run with none
     news: tuple[NewsView, ...] = ()                     # every piece of news; () in a run with none
+    interviews: InterviewsView | None = None            # the committed interviews; None: none
+    interviews_note: str | None = None                  # why the committed interviews are not shown
 
     @property
     def refusal_count(self) -> int:
