@@ -54,9 +54,9 @@ from kernel.mind.reflect import Round
 from kernel.report import bonds as rbo
 from kernel.report import felt as rf
 from kernel.report import interests as ri
+from kernel.report import interviews as rint
 from kernel.report import minds as rm
 from kernel.report import plots, source
-from kernel.report import interviews as rint
 from kernel.report import talk as rt
 from kernel.report.views import (
     Answerer,
