@@ -30,7 +30,7 @@ import numpy as np
 
 from kernel import laws
 from kernel.engine.felt import felt_of
-from kernel.engine.projection import MemoryProjection, RecordedVectors, fold
+from kernel.engine.projection import MemoryProjection, fold
 from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
 from kernel.interview.battery import FULL, Battery, Question, Variant, other_of
@@ -83,8 +83,30 @@ def settings_of(sc: Scenario) -> Settings:
     return sc.settings
 
 
-def at(log: str | os.PathLike, sc: Scenario, tick: int | None) -> At:
-    """Fold `log` (a run of `sc`) up to `tick` (None: its last)."""
+PURPOSES = frozenset({"interview", "interview answers"})
+"""The purposes of an interview's embedding calls: a recording's vectors for the rows a run
+embedded are read from every embedding call but these."""
+
+
+def recorded_vectors(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """The vectors a run's recording holds, by text, from its own embedding calls (not an
+    interview's recorded after them)."""
+    from kernel.oracle import exemplar
+
+    out: dict[str, np.ndarray] = {}
+    for call in exemplar.load(path)["calls"]:
+        if call["kind"] != "embed" or call["purpose"] in PURPOSES:
+            continue
+        for text, vec in zip(call["texts"], exemplar.vectors(call), strict=True):
+            out.setdefault(text, vec)
+    return out
+
+
+def at(log: str | os.PathLike, sc: Scenario, tick: int | None, *,
+       recording: str | os.PathLike | None | bool = True) -> At:
+    """Fold `log` (a run of `sc`) up to `tick` (None: its last), with the vectors of the rows
+    the run embedded read from `recording` (True: the scenario's own; None or False: none, so
+    the interview embeds every row it shows)."""
     settings_of(sc)
     mem = MemoryProjection(sc.rules)
     felt = felt_of(sc)
@@ -102,9 +124,10 @@ def at(log: str | os.PathLike, sc: Scenario, tick: int | None) -> At:
                            f"but got --at {tick}")
     rows = tuple(mem.rows)
     vectors: dict[int, np.ndarray] = {}
-    if sc.exemplars is not None and Path(sc.exemplars).is_file():
-        got = RecordedVectors(sc.exemplars)([m.text for m in rows])
-        vectors = {m.id: v for m, v in zip(rows, got, strict=True) if v is not None}
+    source = sc.exemplars if recording is True else (recording or None)
+    if source is not None and Path(source).is_file():
+        by = recorded_vectors(source)
+        vectors = {m.id: by[m.text] for m in rows if m.text in by}
     return At(sc=sc, tick=done.last_tick if tick is None else tick, rows=rows,
               names=dict(mem.state.names), felt=felt, basins=basins, vectors=vectors,
               head_hex=done.head_hex, last_tick=done.last_tick)

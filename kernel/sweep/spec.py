@@ -180,12 +180,42 @@ def plans(spec: Spec) -> list[Plan]:
                     out.append(Plan(rid, name, seed, o["name"], od, ticks, error=err))
                     continue
                 try:
-                    files = _files(base, seed, patch, ticks)
+                    files = _files(base, seed, patch, ticks) + _interview(spec, base)
                     error = None
                 except VillageError as e:
                     files, error = (), " ".join(str(e).split())
                 out.append(Plan(rid, name, seed, o["name"], od, ticks, files=files, error=error))
     return out
+
+
+INTERVIEW = "interview.json"
+"""Where a run's home says which of its battery's variants to ask (`{"variants": [...]}`),
+beside the battery (configs/interview.json) and the interview template."""
+
+
+def _interview(spec: Spec, base: dict[str, Any]) -> tuple[tuple[str, bytes], ...]:
+    """The files a run that is interviewed after it runs reads: the battery, its template, and
+    the variants to ask; none where the spec has no interview block or nobody reflects."""
+    block = spec.value.get("interview")
+    if block is None:
+        return ()
+    if "thought" not in base:
+        raise ConfigError(f"scenario {base['raw']['name']} is a world run (nobody reflects), and "
+                          f"the spec interviews it: an interview reads thought settings")
+    from kernel.interview import battery as ib
+    from kernel.seam import template_file
+    from kernel.seam.interview import INTERVIEW as TEMPLATE
+
+    near = spec.source.parent / block["battery"]
+    path = near if near.is_file() else config.home() / block["battery"]
+    b = ib.load(path)
+    variants = block.get("variants", ["full"])
+    for v in variants:
+        if v != "full":
+            b.variant(v)
+    return (("configs/interview.json", path.read_bytes()),
+            (f"configs/{TEMPLATE}", template_file(TEMPLATE).bytes),
+            (INTERVIEW, _json({"variants": variants})))
 
 
 def _resolve(name: str, spec: Spec) -> dict[str, Any]:

@@ -13,7 +13,9 @@ near-restatements and how alike one villager's thoughts are),
 `refusals` (run, check, count), `basin_nights` (run, and each night a
 villager's basins moved: kernel.store.basins' columns, so a sweep over
 `thought.attractor.rule` compares entropy and trajectory night by night) and
-`replays` (a replay's head beside the recorded one). Like every DuckDB file
+`interviews` (run, and per variant, villager and category of a battery asked at the run's
+last tick where the spec interviews its runs: asked, said, answered, known, correct, the mean
+cosine and the chance) and `replays` (a replay's head beside the recorded one). Like every DuckDB file
 of the kernel it is derived: written to a temporary file and renamed, so a
 reader sees the old table or the new one. It must not run anything.
 """
@@ -54,6 +56,14 @@ REFUSALS_DDL = """CREATE TABLE refusals (run VARCHAR NOT NULL, "check" VARCHAR N
 NIGHTS_DDL = """CREATE TABLE basin_nights (run VARCHAR NOT NULL, villager INTEGER NOT NULL,
     name VARCHAR NOT NULL, tick BIGINT NOT NULL, day INTEGER NOT NULL, entropy DOUBLE NOT NULL,
     trajectory VARCHAR NOT NULL, basins INTEGER NOT NULL, phase INTEGER NOT NULL)"""
+
+INTERVIEWS_DDL = """CREATE TABLE interviews (run VARCHAR NOT NULL, tick BIGINT NOT NULL,
+    variant VARCHAR NOT NULL, villager VARCHAR NOT NULL, category VARCHAR NOT NULL,
+    asked INTEGER NOT NULL, said INTEGER NOT NULL, answered INTEGER NOT NULL,
+    known INTEGER NOT NULL, correct INTEGER NOT NULL, cosine DOUBLE, chance DOUBLE)"""
+
+INTERVIEW_COLUMNS = ("tick", "variant", "villager", "category", "asked", "said", "answered",
+                     "known", "correct", "cosine", "chance")
 
 REPLAYS_DDL = """CREATE TABLE replays (
     run VARCHAR PRIMARY KEY, status VARCHAR NOT NULL, reason VARCHAR NOT NULL, head VARCHAR,
@@ -103,7 +113,7 @@ def _nights(rows: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
 
 
 def _tables(con) -> None:
-    for ddl in (RUNS_DDL, REFUSALS_DDL, NIGHTS_DDL, REPLAYS_DDL):
+    for ddl in (RUNS_DDL, REFUSALS_DDL, NIGHTS_DDL, INTERVIEWS_DDL, REPLAYS_DDL):
         con.execute(ddl)
 
 
@@ -122,6 +132,10 @@ def build(folder: Path, rows: Sequence[dict[str, Any]]) -> Path:
         nights = _nights(rows)
         if nights:
             con.executemany(f"INSERT INTO basin_nights VALUES ({', '.join('?' * 9)})", nights)
+        asked = [(r["run"], *(x[c] for c in INTERVIEW_COLUMNS))
+                 for r in rows for x in r.get("interviews") or ()]
+        if asked:
+            con.executemany(f"INSERT INTO interviews VALUES ({', '.join('?' * 12)})", asked)
         if has_old and _has(con, "old", "replays"):
             con.execute("INSERT INTO replays SELECT * FROM old.replays "
                         "WHERE run IN (SELECT run FROM runs)")
@@ -141,6 +155,8 @@ def build_replays(folder: Path, rows: Sequence[dict[str, Any]]) -> Path:
             con.execute("INSERT INTO refusals SELECT * FROM old.refusals")
         if has_old and _has(con, "old", "basin_nights"):
             con.execute("INSERT INTO basin_nights SELECT * FROM old.basin_nights")
+        if has_old and _has(con, "old", "interviews"):
+            con.execute("INSERT INTO interviews SELECT * FROM old.interviews")
         if rows:
             con.executemany("INSERT INTO replays VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                             [(r["run"], r["status"], r.get("reason") or "", r.get("head"),

@@ -58,6 +58,7 @@ def execute(plan: dict[str, Any], *, mode: str, sweep_key: str, recording: bytes
     from kernel.engine import scenario as msc
     from kernel.errors import VillageError
     from kernel.store.basins import MindTables
+    from kernel.sweep.spec import INTERVIEW
 
     pid, host = os.getpid(), socket.gethostname()
     if started is not None:
@@ -84,6 +85,11 @@ def execute(plan: dict[str, Any], *, mode: str, sweep_key: str, recording: bytes
         nights = MindTables(sc.world.ticks_per_day)
         try:
             report = engine_run(sc, oracle, here / "run.log", projections=[minds, nights])
+            asked = here / "home" / INTERVIEW
+            if asked.is_file() and oracle is not None and report.stopped is None:
+                if mode != "replay":
+                    oracle.save()      # the run's own calls, whose vectors the interview reads
+                row["interviews"] = _interviewed(sc, here / "run.log", oracle, asked, rec_path)
         finally:
             if oracle is not None:
                 oracle.close()
@@ -107,6 +113,30 @@ def execute(plan: dict[str, Any], *, mode: str, sweep_key: str, recording: bytes
     row["wall_seconds"] = time.perf_counter() - t0
     return {"row": row, "log": log_bytes if row["status"] == "ok" else None,
             "recording": rec_bytes if row["status"] == "ok" else None}
+
+
+def _interviewed(sc: Any, log: Path, oracle: Any, asked: Path,
+                 recording: Path) -> list[dict[str, Any]]:
+    """The battery of the run's home asked of every villager at the run's last tick, through
+    the run's own oracle (so a live run records the calls after its own, and a replay reads
+    them back): one row a variant, villager and category, as sweep.duckdb's interviews."""
+    import json
+
+    from kernel import config
+    from kernel.interview import battery as ib
+    from kernel.interview import session as isn
+
+    variants = json.loads(asked.read_text(encoding="utf-8"))["variants"]
+    b = ib.load(config.home() / "configs" / "interview.json")
+    s = isn.ask(isn.at(log, sc, None, recording=recording), b, oracle, variants=variants)
+    out = []
+    for (variant, villager, category), x in sorted(isn.table(s, ("variant", "villager",
+                                                                   "category")).items()):
+        out.append({"variant": variant, "villager": villager, "category": category,
+                    "asked": x.asked, "said": x.said, "answered": x.answered, "known": x.known,
+                    "correct": x.correct, "cosine": x.cosine, "chance": x.chance,
+                    "tick": s.tick})
+    return out
 
 
 def _oracle(sc: Any, plan: dict[str, Any], mode: str, rec_path: Path, recording: bytes | None,

@@ -12,10 +12,18 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from kernel import config
 from kernel.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED = ("day-of-twenty-four", "week-of-three")
+
+
+@pytest.fixture(autouse=True)
+def _home_as_it_was():
+    """`--home` in process sets the home for the process: each test leaves it as it found it."""
+    yield
+    config.set_home(None)
 
 
 def _run(*args):
