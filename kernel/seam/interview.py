@@ -27,6 +27,7 @@ from kernel.seam.schemas import (
     ids_of,
     line_words,
 )
+from kernel.seam.talk import _firsts
 
 INTERVIEW = "interview.tmpl"
 """The template of one interview question put to one villager."""
@@ -36,6 +37,12 @@ ANSWER_CHARS = 160
 
 # An answer opens with any capitalised word and runs to a sentence; the seam reads any words.
 ANSWERED_PATTERN = f"^[A-Z][a-z]{{0,11}}( {_WORD}){{1,14}}[.!?]?$"
+
+
+def _answered(line: str) -> str:
+    """The words of an answer drawn first from `line`: naming one of the line's words."""
+    named = line_words([line])
+    return _naming(named, 3, 8, "[.!?]?") if named else ANSWERED_PATTERN
 
 
 def interview_schema(shown: object, chars: int = ANSWER_CHARS, most: int = CITED, *,
@@ -53,18 +60,11 @@ def interview_schema(shown: object, chars: int = ANSWER_CHARS, most: int = CITED
                             "maxLength": chars}
     n = min(most, len(ids))
     if request and lines is not None:
-        branches = []
-        for first in ids:
-            if first not in lines:
-                raise SeamError(f"Expected the line of every shown id but got none for {first}")
-            named = line_words([lines[first]])
-            pattern = _naming(named, 3, 8, "[.!?]?") if named else ANSWERED_PATTERN
-            others = {"type": "integer", "enum": [i for i in ids if i != first]}
-            for k in range(1, n + 1):
-                branches.append(_drawn({"type": "array",
-                                        "prefixItems": [{"const": first}] + [others] * (k - 1),
-                                        "items": False}, {**said, "pattern": pattern}))
-        return _bytes({"anyOf": branches})
+        missing = [i for i in ids if i not in lines]
+        if missing:
+            raise SeamError(f"Expected the line of every shown id but got none for {missing[0]}")
+        return _bytes({"anyOf": [_drawn(numbers, {**said, "pattern": _answered(lines[first])})
+                                 for numbers, first in _firsts(ids, n)]})
     if request:
         said["pattern"] = ANSWERED_PATTERN
     an_id: dict[str, Any] = {"type": "integer", "enum": ids} if request else {"type": "integer"}
