@@ -138,3 +138,12 @@ def test_the_shipped_battery_loads_with_at_least_two_questions_in_each_category(
     for q in b.questions:
         if q.answer is not None:
             assert q.query(3) is not None
+
+
+def test_one_question_is_put_to_one_villager_with_its_braces_as_written(ran):
+    sc, _, path = ran
+    s = isn.one(isn.at(path, sc, 300), "Ander", "Who is {other} to you?", oracle(),
+                battery=battery())
+    (x,) = s.asked
+    assert x.text == "Who is {other} to you?" and x.interview.name == "Ander"
+    assert x.interview.now == 300 and x.interview.accepted and x.truth is None
