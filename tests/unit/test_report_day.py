@@ -101,7 +101,7 @@ def test_the_templates_ship_in_the_wheel_as_package_data():
     data = conf["tool"]["setuptools"]["package-data"]["kernel.report"]
     shipped = {p.name for p in (ROOT / "kernel/report/templates").iterdir()}
     assert shipped == {"day.html.j2", "parts.html.j2", "talk.html.j2", "day.css", "day.js",
-                       "bonds.html.j2", "bonds.css"}
+                       "bonds.html.j2", "bonds.css", "interview.html.j2"}
     for name in shipped:
         assert any(Path(name).match(pat.split("/")[-1]) for pat in data), name
 

@@ -40,6 +40,7 @@ LAYERS: dict[str, int] = {
     "kernel.compare": 3,      # the difference of two logs
     "kernel.engine": 4,       # the tick loop that drives world, mind and log: the one entry
     "kernel.store": 5,        # the index of runs, folded from the engine's projections
+    "kernel.interview": 5,    # interviews: a log folded to a tick, asked, scored, recorded
     "kernel.report": 5,       # the views of a run, replayed through the engine
     "kernel.testing": 5,      # test doubles a user's experiment runs the engine against
     "kernel.sweep": 6,        # many runs over a grid of settings, and their table
