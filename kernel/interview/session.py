@@ -73,7 +73,7 @@ class At:
 
     @property
     def day(self) -> int:
-        return self.tick // self.sc.world.ticks_per_day + 1
+        return self.sc.world.calendar.day_number(self.tick)
 
 
 def settings_of(sc: Scenario) -> Settings:
