@@ -1,11 +1,12 @@
-"""The oracle a scenario run asks: one process, a pool of Ray workers, or a pool of Ollama hosts.
+"""The oracle a scenario run asks: one process, a pool of Ray workers, or a pool of servers.
 
 This module owns choosing it from what `village run` was given (the backend,
 `--workers N`, `--ray ADDRESS|auto`, `--record`) and refusing, in one line,
 the combinations that make no sense, before anything is started: a pool for
 a run that asks no model (a world run), a pool answering from a recording
-(a replay reads its calls in order, in one process), or Ray workers for
-Ollama (whose pool is its list of hosts: the servers are the workers). It
+(a replay reads its calls in order, in one process), or Ray workers for a
+backend whose pool is its list of servers (Ollama, the OpenAI protocol: the
+servers are the workers). It
 must not run anything or print anything.
 
 Whatever answers, the run is the same bytes: a pool gathers a group's
@@ -38,7 +39,7 @@ def for_run(sc: Any, backend: str, *, workers: int | None = None, address: str |
                            f"--oracle {backend!r}")
     if record and not b.live:
         raise VillageError(f"--record needs a live oracle, and {backend} answers from a "
-                           f"recording: use --oracle llamacpp or ollama")
+                           f"recording: use a live one ({', '.join(sorted(k for k, v in REGISTRY.items() if v.live))})")
     if pooled:
         flag = "--workers" if workers is not None else "--ray"
         if sc.world_only:
@@ -49,9 +50,9 @@ def for_run(sc: Any, backend: str, *, workers: int | None = None, address: str |
                                f"--oracle {backend} reads them off a recording, in order, in one "
                                f"process: drop {flag}, or use --oracle llamacpp")
         if b.pools_itself:
-            raise VillageError(f"with --oracle ollama the pool is the Ollama hosts, not Ray "
-                               f"workers: drop {flag} and list the hosts in ollama.hosts of "
-                               f"configs/models.json or in OLLAMA_HOSTS (comma-separated)")
+            what, where = b.pool
+            raise VillageError(f"with --oracle {backend} the pool is {what}, not Ray "
+                               f"workers: drop {flag} and list {where}")
     if sc.world_only:
         return None
     if not b.live and sc.exemplars is None:
@@ -88,6 +89,8 @@ def describe(oracle: Oracle | None, backend: str) -> str:
     inner = getattr(oracle, "inner", oracle)
     if hasattr(inner, "workers"):
         return f"{backend} on {len(inner.workers)} Ray workers"
+    note = inner.note() if hasattr(inner, "note") else ""
     if hasattr(inner, "hosts") and len(inner.hosts) > 1:
-        return f"{backend} on {len(inner.hosts)} Ollama hosts"
-    return backend
+        word = getattr(inner, "word", "server")
+        return f"{backend} on {len(inner.hosts)} {word}s" + (f" ({note})" if note else "")
+    return backend + (f" ({note})" if note else "")

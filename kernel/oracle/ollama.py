@@ -30,7 +30,6 @@ import os
 import time
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
 import httpx
@@ -38,7 +37,7 @@ import numpy as np
 
 from kernel.errors import OracleError
 from kernel.oracle.base import Ask, Oracle, Said
-from kernel.oracle.fanout import embed_in_runs, fan
+from kernel.oracle.fanout import Servers, backoff
 
 
 def _import_client():
@@ -224,9 +223,7 @@ class OllamaOracle(Oracle):
             except ollama.ResponseError as e:
                 code = e.status_code
                 if code in BUSY and attempt + 1 < self.attempts:
-                    # Capped exponential backoff: a busy server is worth a few
-                    # short waits, never a long silent stall.
-                    self.sleep(min(self.backoff_cap_s, self.backoff_s * 2 ** attempt))
+                    self.sleep(backoff(attempt, self.backoff_s, self.backoff_cap_s))
                     continue
                 raise self._failed(what, name, code, _one_line(e.error)) from None
             except ConnectionError:
@@ -333,77 +330,14 @@ def hosts_of(o: Any) -> list[str]:
     return hosts
 
 
-class OllamaHosts(Oracle):
-    """A pool of Ollama servers answering as one oracle; `generate_many` asks them together.
-
-    Each call goes to whichever host is free (one call in flight a host),
-    and the answers are gathered by the index of their ask, never by
-    arrival, then counted and costed in the asks' order: the same answers
-    give the same events for one host or many. An embedding call of many
-    texts is cut into contiguous runs across the hosts and joined in order.
-    A pool shares one set of model digests: `digest` asks every host and
-    refuses a host that differs from the first, naming both.
-    """
+class OllamaHosts(Servers):
+    """A pool of Ollama servers answering as one oracle (`kernel.oracle.fanout.Servers`):
+    one call in flight a host, the answers gathered in the asks' order, one set of digests."""
 
     backend = "ollama"
-    together = True
 
     def __init__(self, hosts: Sequence[OllamaOracle]):
-        super().__init__()
-        self.hosts = list(hosts)
-        if len(self.hosts) < 1:
-            raise OracleError("an Ollama pool needs at least one host")
-        self.host = ",".join(h.host for h in self.hosts)
-        self._pool = ThreadPoolExecutor(max_workers=len(self.hosts),
-                                        thread_name_prefix="ollama-host")
-
-    def _digest(self, model: str) -> str:
-        """Every host's digest of `model` (each checked against the pin); the one they share."""
-        got = self._each(lambda h: h.digest(model))
-        first = got[0]
-        for h, d in zip(self.hosts[1:], got[1:], strict=True):
-            if d != first:
-                raise OracleError(
-                    f"a pool of Ollama hosts shares one set of model digests, and host {h.host} "
-                    f"has {self.hosts[0]._name(model)} at {d[:16]}, where {self.hosts[0].host} "
-                    f"has it at {first[:16]}: refused before tick 0; pull the same model on "
-                    f"every host, or leave {h.host} out")
-        return first
-
-    def _each(self, fn: Callable[[OllamaOracle], T]) -> list[T]:
-        """`fn` of every host, at once, in the hosts' order; the first host's error is raised."""
-        futures = [self._pool.submit(fn, h) for h in self.hosts]
-        wait(futures)
-        return [f.result() for f in futures]
-
-    def _fan(self, fn: Callable[..., T], calls: Sequence[tuple[Any, ...]]) -> list[T]:
-        """Each call's answer, in the calls' order, from whichever host was free to make it."""
-        return fan(calls, len(self.hosts),
-                   lambda w, args: self._pool.submit(fn, self.hosts[w], *args),
-                   lambda fs: wait(fs, return_when=FIRST_COMPLETED)[0],
-                   lambda f: f.result())
-
-    def _generate_many(self, asks: list[Ask]) -> list[Said]:
-        return self._fan(lambda h, a: h.generate(a), [(a,) for a in asks])
-
-    def _generate(self, ask: Ask) -> Said:
-        return self._generate_many([ask])[0]
-
-    def _embed(self, model: str, texts: list[str], purpose: str) -> tuple[np.ndarray, int, int]:
-        def one(h: OllamaOracle, part: list[str]) -> tuple[np.ndarray, int, int]:
-            before = len(h.costs)
-            v = h.embed(model, part, purpose=purpose)
-            cost = h.costs[-1] if len(h.costs) > before else None
-            return v, (cost.took_ns if cost else 0), (cost.tokens_in if cost else 0)
-
-        return embed_in_runs(texts, len(self.hosts),
-                             lambda runs: self._fan(one, [(r,) for r in runs]),
-                             what=f"the {purpose} call to {model}")
-
-    def close(self) -> None:
-        self._pool.shutdown(wait=True)
-        for h in self.hosts:
-            h.close()
+        super().__init__(hosts, word="Ollama host")
 
 
 def _one_line(s: str) -> str:

@@ -56,7 +56,10 @@ class RecordingOracle(Oracle):
 
     def document(self) -> dict[str, Any]:
         # The machine rides beside the calls for the price a replay prints; nothing compares it.
-        return {**exemplar.document(self.backend, self.records), "answered_on": price.machine()}
+        # Where a server answered, and what of each ask it could not be sent, rides beside it too.
+        served = self.inner.served() if hasattr(self.inner, "served") else None
+        return {**exemplar.document(self.backend, self.records), "answered_on": price.machine(),
+                **({"served": served} if served else {})}
 
     def save(self, path: str | os.PathLike | None = None) -> Path:
         """Write every call so far to `path` (or the path given at construction), atomically."""

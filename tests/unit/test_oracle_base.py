@@ -109,11 +109,14 @@ def test_the_models_config_is_valid_and_pins_the_gguf_by_its_sha256():
     assert len(cfg["llamacpp"]["sha256"]) == 64
     assert cfg["ollama"]["weights_sha256"] == cfg["llamacpp"]["sha256"]
     assert set(cfg["ollama"]["models"]) == {cfg["generate"], cfg["embed"]}
+    # The OpenAI-protocol server serves the same file, pinned by its sha256.
+    assert cfg["openai"]["models"][cfg["generate"]]["weights_sha256"] == cfg["llamacpp"]["sha256"]
+    assert set(cfg["openai"]["models"]) == {cfg["generate"], cfg["embed"]}
 
 
 def test_make_refuses_an_unknown_backend():
-    with pytest.raises(OracleError, match="Expected a backend in llamacpp, ollama, replay"):
-        make("openai", config.load("models"))
+    with pytest.raises(OracleError, match="Expected a backend in llamacpp, ollama, openai, replay"):
+        make("vllm", config.load("models"))
 
 
 def test_importing_the_oracles_does_not_import_llama_cpp():

@@ -81,8 +81,12 @@ def test_what_a_backend_can_do_is_on_its_entry():
     assert (llamacpp.pools_itself, ollama.pools_itself, replay.pools_itself) == (False, True, False)
     assert llamacpp.pinned_digest(models) == models["llamacpp"]["sha256"]
     assert ollama.pinned_digest(models) == replay.pinned_digest(models) == ""
-    assert registry.backends(embeds=True) == ("llamacpp", "ollama")
-    with pytest.raises(OracleError, match="Expected a backend in llamacpp, ollama, replay but "
+    assert registry.backends(embeds=True) == ("llamacpp", "ollama", "openai")
+    openai = registry.entry("openai")
+    assert (openai.live, openai.pools_itself, openai.checks, openai.reads_embedder) == (
+        True, True, True, True)
+    assert openai.pinned_digest(models) == ""
+    with pytest.raises(OracleError, match="Expected a backend in llamacpp, ollama, openai, replay but "
                                           "got backend='nosuch'"):
         registry.entry("nosuch")
 
