@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup test lint bench bench-minds replay live record clean
+.PHONY: setup test lint bench bench-minds bench-batching replay live record clean
 
 setup: $(STAMP)
 	$(BIN)/village embed --install
@@ -16,7 +16,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml setup.py kernel/log/_chain.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install --quiet -e '.[dev,embedded,embed,cluster]'
+	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install --quiet -e '.[dev,embedded,embed,server,cluster]'
 	touch $(STAMP)
 
 test: setup
@@ -41,6 +41,14 @@ bench-minds: setup
 	$(BIN)/village run bench/worlds/trials/$(BENCH_WORLD) --oracle llamacpp --record \
 		--out bench/worlds/trials/$(BENCH_WORLD).log
 	$(BIN)/village minds bench/worlds/trials/$(BENCH_WORLD)
+
+# Determinism when a server batches: a live recording's asks (RECORDING) made one at a time and
+# then concurrently of a server with SLOTS parallel slots (llama.cpp's llama-server, named by
+# $$LLAMA_SERVER; else llama-cpp-python's one-slot server).
+RECORDING ?= bench/worlds/trials/$(BENCH_WORLD)/recording.json
+SLOTS ?= 4
+bench-batching: setup
+	$(BIN)/python -m bench.batching --recording $(RECORDING) --slots $(SLOTS)
 
 # Re-run every committed scenario with the replay oracle (no model) and
 # compare each log's head hash with the digest committed in fixtures/.

@@ -69,8 +69,13 @@ class Dialect:
     """What one kind of OpenAI-protocol server reads beside the protocol's own fields.
 
     `sent` maps each sampler value of the ask (`Decoding.sampling()`) this server takes
-    per request to the name it reads it by; `schema_as` is how the schema is sent
-    ("json_schema" as a response format, "grammar" as GBNF text); `process` names the
+    per request to the name it reads it by; `schema_as` is how the schema is sent where
+    the server takes no grammar, or llama.cpp's converter is not installed here
+    ("json_schema" as a response format, "json_object" as llama-cpp-python's format with a
+    schema); `grammar` says the server takes GBNF text (`grammar`), which is then sent: the
+    very grammar the embedded backend decodes with, where a server's own converter would
+    refuse a schema or read it another way (llama-server refuses `"items": false`, which
+    every statement schema holds); `process` names the
     sampler values the server sets once for its process; `seed` says whether the
     server honours a request's seed.
     """
@@ -78,6 +83,7 @@ class Dialect:
     name: str
     sent: Mapping[str, str]
     schema_as: str = "json_schema"
+    grammar: bool = False
     process: tuple[str, ...] = ()
     seed: bool = True
     why: str = ""
@@ -88,10 +94,10 @@ SAMPLERS = ("repeat_penalty", "repeat_last_n", "top_k", "top_p", "min_p")
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("llama-cpp-python", {"repeat_penalty": "repeat_penalty", "top_k": "top_k",
                                  "top_p": "top_p", "min_p": "min_p"},
-            schema_as="grammar", process=("repeat_last_n",),
+            schema_as="json_object", grammar=True, process=("repeat_last_n",),
             why="its repeat window is the server's --last_n_tokens_size"),
     Dialect("llama-server", {"repeat_penalty": "repeat_penalty", "repeat_last_n": "repeat_last_n",
-                             "top_k": "top_k", "top_p": "top_p", "min_p": "min_p"}),
+                             "top_k": "top_k", "top_p": "top_p", "min_p": "min_p"}, grammar=True),
     Dialect("vllm", {"repeat_penalty": "repetition_penalty", "top_k": "top_k", "top_p": "top_p",
                      "min_p": "min_p"},
             why="vLLM's repetition penalty covers the whole answer, with no window"),
@@ -212,14 +218,13 @@ class OpenAIOracle(Oracle):
     # -- what is sent, said once ----------------------------------------------------
 
     def _how_schema(self) -> str:
-        """How a schema goes out: a dialect's grammar needs llama.cpp's converter here, else it
-        goes as the server's own JSON-schema format (`json_object` with a schema, which that
-        server converts itself)."""
-        if self.dialect.schema_as != "grammar":
-            return "json_schema"
+        """How a schema goes out: as GBNF where the server takes it and llama.cpp's converter
+        is installed here to write it, else as the dialect's own schema format."""
+        if not self.dialect.grammar:
+            return self.dialect.schema_as
         import importlib.util
 
-        return "grammar" if importlib.util.find_spec("llama_cpp") else "json_object"
+        return "grammar" if importlib.util.find_spec("llama_cpp") else self.dialect.schema_as
 
     def served(self) -> dict[str, Any]:
         """What a recording says of where and how its answers were made (never compared)."""

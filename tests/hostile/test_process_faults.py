@@ -14,6 +14,7 @@ import importlib.util
 import json
 import re
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -50,15 +51,17 @@ def home(tmp_path_factory) -> Path:
     return root / "p"
 
 
-def _refused_in_one_line(home: Path, args: list[str], **environ: str) -> str:
+def _refused_in_one_line(home: Path, args: list[str], *, said: str = "", **environ: str) -> str:
     """`village ARGS` under `environ`: exit 1, one line, and not a file written or changed."""
     root = home.parent
     before = _files(root)
-    r = village(*args, cwd=home, environ=env(drop=("VILLAGE_HOME", "OLLAMA_HOST", "OLLAMA_HOSTS"),
+    r = village(*args, cwd=home, environ=env(drop=("VILLAGE_HOME", "OLLAMA_HOST", "OLLAMA_HOSTS",
+                                                   "OPENAI_BASE_URL", "OPENAI_BASE_URLS"),
                                              **environ), timeout=60)
     if "Traceback" in r.stderr:
         record("traceback")
-    line = one_error_line(r)
+    # `said` starts what a command may print before the model is reached (a fork its header)
+    line = one_error_line(r, printed=r.stdout if said and r.stdout.startswith(said) else "")
     if _files(root) != before:
         record("silent")
     assert _files(root) == before, "no log, recording, sweep folder or other file is written"
@@ -107,6 +110,59 @@ def test_ray_workers_for_ollama_are_refused_in_one_line_whatever_OLLAMA_HOST_hol
     # The pool of an Ollama run is its hosts: --workers is refused for that, before any host is read.
     line = _refused_in_one_line(home, _ollama("--workers", "2"), OLLAMA_HOST=host)
     assert "OLLAMA_HOSTS" in line and "drop --workers" in line, line
+
+
+# -- the OpenAI protocol: every live row, a base URL no client can reach, or no server at all ---
+
+BAD_URLS = ("http://[::1", "http://127.0.0.1:99999", "http://127.0.0.1:0/v1", "127.0.0.1:8000")
+URL_RULE = "a base URL is http[s]://host[:port][/path] with a port from 1 to 65535"
+OPENAI_ROWS = {k: [("openai" if a == "ollama" else a) for a in v] for k, v in LIVE_ROWS.items()}
+
+
+@pytest.mark.parametrize("url", BAD_URLS)
+@pytest.mark.parametrize("row", sorted(OPENAI_ROWS))
+def test_an_OPENAI_BASE_URL_the_client_cannot_reach_is_one_line_naming_it_and_the_rule(
+        home, row, url):
+    line = _refused_in_one_line(home, OPENAI_ROWS[row], OPENAI_BASE_URL=url)
+    assert line.startswith(f"Error: OPENAI_BASE_URL {url!r} is not a URL this client can "
+                           f"reach ("), line
+    assert URL_RULE in line, line
+
+
+@pytest.mark.parametrize("url", BAD_URLS)
+@pytest.mark.parametrize("row", ["run", "run --record", "sweep --workers 2 --accept-digest"])
+def test_a_url_of_OPENAI_BASE_URLS_the_client_cannot_reach_is_one_line_naming_it(home, row, url):
+    line = _refused_in_one_line(home, OPENAI_ROWS[row],
+                                OPENAI_BASE_URLS=f"http://127.0.0.1:1/v1,{url}")
+    assert line.startswith(f"Error: a URL of OPENAI_BASE_URLS {url!r} is not a URL"), line
+    assert URL_RULE in line, line
+
+
+@pytest.mark.parametrize("url", BAD_URLS[:2])
+@pytest.mark.parametrize("flags", [(), ("--accept-digest",), ("--record",)])
+def test_ray_workers_for_openai_are_refused_in_one_line_naming_where_its_servers_are_listed(
+        home, url, flags):
+    line = _refused_in_one_line(home, ["run", "day-of-three", "--oracle", "openai", "--workers",
+                                       "2", *flags, "--out", "r.log"], OPENAI_BASE_URL=url)
+    assert "with --oracle openai the pool is its servers, not Ray workers: drop --workers" in line
+    assert "OPENAI_BASE_URLS" in line, line
+
+
+@pytest.mark.parametrize("row", ["run", "run --accept-digest", "run --record",
+                                 "run --record --accept-digest", "fork", "fork --record"])
+@pytest.mark.parametrize("pool", [False, True])
+def test_no_server_at_the_base_url_is_one_line_before_tick_0_and_nothing_is_written(
+        home, row, pool):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    environ = ({"OPENAI_BASE_URLS": f"{url},http://127.0.0.1:{port}/w/v1"} if pool
+               else {"OPENAI_BASE_URL": url})
+    said = "fork of ../d3.log" if row.startswith("fork") else ""
+    line = _refused_in_one_line(home, OPENAI_ROWS[row], said=said, **environ)
+    assert line.startswith(f"Error: no server at {url} answered the list models call to smollm2"
+                           ), line
 
 
 # -- a crowd on one cell ------------------------------------------------------------------------
