@@ -109,7 +109,9 @@ def _bar(total: int, desc: str):
 @click.option("--oracle", "backend", type=click.Choice(backends()),
               default="replay", show_default=True,
               help="Who answers the model calls. ollama reaches the servers in $OLLAMA_HOSTS "
-                   "(comma-separated), else $OLLAMA_HOST, else configs/models.json's hosts or host.")
+                   "(comma-separated), else $OLLAMA_HOST, else configs/models.json's hosts or host; "
+                   "openai, a server of the OpenAI protocol at $OPENAI_BASE_URLS, else "
+                   "$OPENAI_BASE_URL, else configs/models.json's openai block.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Answer a round's calls with a pool of N workers on a local Ray of N CPUs "
                    "(--oracle llamacpp; pip install '.[cluster]').")
@@ -132,7 +134,7 @@ def run_cmd(scenario: str, backend: str, workers: int | None, address: str | Non
     """Run SCENARIO (a folder, or a name in the home's fixtures/) for its ticks.
 
     Villagers reflect where they are due. Before tick 0 a live oracle is asked
-    for every model at its pinned digest (every worker, every Ollama host), so
+    for every model at its pinned digest (every worker, every server), so
     a missing server or model, or a pool whose members differ, stops the run
     at once and writes no log. With --workers or --ray a round's independent
     calls are answered by a pool of Ray workers, gathered in the round's order:
