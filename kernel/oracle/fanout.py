@@ -101,6 +101,26 @@ def backoff(attempt: int, base_s: float, cap_s: float) -> float:
     return min(cap_s, base_s * 2 ** attempt)
 
 
+BUSY = (429, 503)
+"""The answers of a server too busy to take a call now: asked again after a `backoff`."""
+
+
+def busy_retried(fn: Callable[[], T], *, attempts: int, code_of: Callable[[BaseException], Any],
+                 base_s: float, cap_s: float, sleep: Callable[[float], None]) -> T:
+    """`fn()`, asked again after each `backoff` while it raises an error whose `code_of` is a
+    BUSY status, `attempts` times at most; the last attempt's error is raised as it is, for the
+    backend to say in its one line."""
+    for attempt in range(attempts):
+        try:
+            return fn()
+        except Exception as e:
+            if code_of(e) in BUSY and attempt + 1 < attempts:
+                sleep(backoff(attempt, base_s, cap_s))
+                continue
+            raise
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
 class Servers(Oracle):
     """A pool of model servers answering as one oracle; `generate_many` asks them together.
 

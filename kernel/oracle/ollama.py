@@ -37,7 +37,7 @@ import numpy as np
 
 from kernel.errors import OracleError
 from kernel.oracle.base import Ask, Oracle, Said
-from kernel.oracle.fanout import Servers, backoff
+from kernel.oracle.fanout import BUSY, Servers, busy_retried
 
 
 def _import_client():
@@ -61,7 +61,6 @@ ollama = _import_client()
 
 T = TypeVar("T")
 
-BUSY = (429, 503)
 
 HOSTS_ENV = "OLLAMA_HOSTS"
 """Comma-separated Ollama hosts: a pool of servers, ahead of the config's `hosts` and `host`."""
@@ -217,30 +216,27 @@ class OllamaOracle(Oracle):
     # -- the wire ----------------------------------------------------------------
 
     def _call(self, what: str, name: str, fn: Callable[[], T]) -> T:
-        for attempt in range(self.attempts):
-            try:
-                return fn()
-            except ollama.ResponseError as e:
-                code = e.status_code
-                if code in BUSY and attempt + 1 < self.attempts:
-                    self.sleep(backoff(attempt, self.backoff_s, self.backoff_cap_s))
-                    continue
-                raise self._failed(what, name, code, _one_line(e.error)) from None
-            except ConnectionError:
-                raise OracleError(f"no Ollama server at {self.host}: start it with "
-                                  f"`ollama serve`") from None
-            except httpx.TimeoutException:
-                raise OracleError(f"Ollama at {self.host} did not answer the {what} call to "
-                                  f"{name} within {self.timeout:g} s") from None
-            except httpx.HTTPError as e:
-                raise OracleError(f"Ollama at {self.host} failed on the {what} call to {name}: "
-                                  f"{type(e).__name__}: {_one_line(str(e))}") from None
-            except ValueError as e:
-                # A body that is not JSON, or not the shape the client reads.
-                raise OracleError(f"Ollama at {self.host} answered the {what} call to {name} "
-                                  f"with a body this client cannot read: "
-                                  f"{_one_line(str(e))}") from None
-        raise AssertionError("unreachable: the last attempt returns or raises")
+        try:
+            return busy_retried(fn, attempts=self.attempts, base_s=self.backoff_s,
+                                cap_s=self.backoff_cap_s, sleep=self.sleep,
+                                code_of=lambda e: getattr(e, "status_code", None)
+                                if isinstance(e, ollama.ResponseError) else None)
+        except ollama.ResponseError as e:
+            raise self._failed(what, name, e.status_code, _one_line(e.error)) from None
+        except ConnectionError:
+            raise OracleError(f"no Ollama server at {self.host}: start it with "
+                              f"`ollama serve`") from None
+        except httpx.TimeoutException:
+            raise OracleError(f"Ollama at {self.host} did not answer the {what} call to "
+                              f"{name} within {self.timeout:g} s") from None
+        except httpx.HTTPError as e:
+            raise OracleError(f"Ollama at {self.host} failed on the {what} call to {name}: "
+                              f"{type(e).__name__}: {_one_line(str(e))}") from None
+        except ValueError as e:
+            # A body that is not JSON, or not the shape the client reads.
+            raise OracleError(f"Ollama at {self.host} answered the {what} call to {name} "
+                              f"with a body this client cannot read: "
+                              f"{_one_line(str(e))}") from None
 
     def _failed(self, what: str, name: str, code: int, error: str) -> OracleError:
         if code in BUSY:

@@ -46,12 +46,11 @@ import numpy as np
 
 from kernel.errors import OracleError
 from kernel.oracle.base import Ask, Oracle, Said
-from kernel.oracle.fanout import Servers, backoff
+from kernel.oracle.fanout import BUSY, Servers, busy_retried
 from kernel.oracle.minilm import Composed
 
 T = TypeVar("T")
 
-BUSY = (429, 503)
 BACKEND = "openai"
 EXTRA = "village-kernel[server]"
 
@@ -301,30 +300,23 @@ class OpenAIOracle(Oracle):
 
     def _call(self, what: str, name: str, fn: Callable[[], T]) -> T:
         o = self._openai
-        for attempt in range(self.attempts):
-            try:
-                return fn()
-            except o.APIStatusError as e:
-                code = e.status_code
-                if code in BUSY and attempt + 1 < self.attempts:
-                    self.sleep(backoff(attempt, self.backoff_s, self.backoff_cap_s))
-                    continue
-                raise self._failed(what, name, code, _message(e)) from None
-            except o.APITimeoutError:   # before APIConnectionError: it is one of those
-                raise OracleError(f"the server at {self.host} did not answer the {what} call to "
-                                  f"{name} within {self.timeout:g} s") from None
-            except o.APIConnectionError:
-                raise OracleError(f"no server at {self.base_url} answered the {what} call to "
-                                  f"{name}: start it, or set {URL_ENV}") from None
-            except o.APIError as e:
-                raise OracleError(f"the server at {self.host} answered the {what} call to {name} "
-                                  f"with a body this client cannot read: "
-                                  f"{_one_line(str(e))}") from None
-            except (ValueError, KeyError, TypeError, AttributeError) as e:
-                raise OracleError(f"the server at {self.host} answered the {what} call to {name} "
-                                  f"with a body this client cannot read: "
-                                  f"{type(e).__name__}: {_one_line(str(e))}") from None
-        raise AssertionError("unreachable: the last attempt returns or raises")
+        try:
+            return busy_retried(fn, attempts=self.attempts, base_s=self.backoff_s,
+                                cap_s=self.backoff_cap_s, sleep=self.sleep,
+                                code_of=lambda e: e.status_code
+                                if isinstance(e, o.APIStatusError) else None)
+        except o.APIStatusError as e:
+            raise self._failed(what, name, e.status_code, _message(e)) from None
+        except o.APITimeoutError:   # before APIConnectionError: it is one of those
+            raise OracleError(f"the server at {self.host} did not answer the {what} call to "
+                              f"{name} within {self.timeout:g} s") from None
+        except o.APIConnectionError:
+            raise OracleError(f"no server at {self.base_url} answered the {what} call to "
+                              f"{name}: start it, or set {URL_ENV}") from None
+        except (o.APIError, ValueError, KeyError, TypeError, AttributeError) as e:
+            raise OracleError(f"the server at {self.host} answered the {what} call to {name} "
+                              f"with a body this client cannot read: "
+                              f"{type(e).__name__}: {_one_line(str(e))}") from None
 
     def _failed(self, what: str, name: str, code: int, error: str) -> OracleError:
         if code in BUSY:

@@ -118,6 +118,15 @@ def server(tmp_path_factory):
         s.stop()
 
 
+def send_json(handler: http.server.BaseHTTPRequestHandler, code: int, data: bytes) -> None:
+    """Answer `handler`'s request with status `code` and the JSON bytes `data`."""
+    handler.send_response(code)
+    handler.send_header("content-type", "application/json")
+    handler.send_header("content-length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
 class Proxy:
     """A loopback proxy to `upstream` (a base URL) that forwards every request but a chat
     completion, which it answers by `mode`: "busy" (503 every time), "busy-twice" (503 twice,
@@ -143,11 +152,7 @@ class Proxy:
                         code, data = r.status, r.read()
                 except urllib.error.HTTPError as e:
                     code, data = e.code, e.read()
-                self.send_response(code)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, code, data)
 
             def do_GET(self):
                 self._forward(None)
@@ -163,12 +168,7 @@ class Proxy:
                 if proxy.mode == "busy" or (proxy.mode == "busy-twice" and proxy.hits <= 2):
                     data = json.dumps({"error": {"message": "the server is busy",
                                                  "type": "server_busy"}}).encode()
-                    self.send_response(503)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                    return
+                    return send_json(self, 503, data)
                 self._forward(body)
 
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)

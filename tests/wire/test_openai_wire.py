@@ -20,6 +20,7 @@ from kernel.oracle import Ask
 from kernel.oracle.base import Decoding
 from kernel.oracle.openai_api import DIALECTS, OpenAIBackend, OpenAIOracle, base_urls_of
 from kernel.seam import drawn_schema
+from tests.server.conftest import free_port, send_json
 
 MODEL = "smollm2:135m-instruct"
 PIN = "cd" * 32
@@ -37,12 +38,7 @@ class Stand:
                 pass
 
             def _send(self, code, value):
-                data = json.dumps(value).encode()
-                self.send_response(code)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, code, json.dumps(value).encode())
 
             def do_GET(self):
                 self._send(200, {"object": "list", "data": [
@@ -151,8 +147,6 @@ def test_a_digest_the_server_reports_is_the_pin_and_another_one_is_refused():
 
 
 def test_no_server_at_the_base_url_is_one_line_naming_it():
-    from tests.server.conftest import free_port
-
     base = f"http://127.0.0.1:{free_port()}/v1"
     with pytest.raises(OracleError, match=rf"^no server at {base} answered the list models call"):
         oracle(base, "vllm").digest(MODEL)
