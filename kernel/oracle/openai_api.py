@@ -122,10 +122,7 @@ def check_url(url: Any, where: str) -> str:
         if parts.port == 0:
             raise ValueError("port 0")
         httpx.URL(url)
-    except (ValueError, TypeError) as e:
-        raise OracleError(f"{where} {url!r} is not a URL this client can reach "
-                          f"({_one_line(str(e))}): {URL_RULE}") from None
-    except Exception as e:  # httpx.InvalidURL, imported lazily above
+    except (ValueError, TypeError, httpx.InvalidURL) as e:
         raise OracleError(f"{where} {url!r} is not a URL this client can reach "
                           f"({_one_line(str(e))}): {URL_RULE}") from None
     return url

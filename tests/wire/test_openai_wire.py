@@ -46,7 +46,14 @@ class Stand:
                     for m in models]})
 
             def do_POST(self):
-                stand.bodies.append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                stand.bodies.append(body)
+                if self.path.endswith("/embeddings"):
+                    # answered out of order, as the protocol allows: each row carries its index
+                    rows = [{"object": "embedding", "index": i, "embedding": [float(i), 0.5, 1.0]}
+                            for i in range(len(body["input"]))][::-1]
+                    return self._send(200, {"object": "list", "data": rows, "model": "m",
+                                            "usage": {"prompt_tokens": 4, "total_tokens": 4}})
                 self._send(200, {"id": "x", "object": "chat.completion", "created": 0,
                                  "model": "smollm2", "choices": [
                                      {"index": 0, "finish_reason": "stop", "message": {
@@ -116,6 +123,13 @@ def test_the_schema_goes_as_the_embedded_grammar_where_a_server_takes_one_else_a
     else:
         assert body["response_format"] == {"type": "json_schema", "json_schema": {
             "name": "answer", "schema": json.loads(ask().schema), "strict": True}}
+
+
+def test_an_embedding_call_goes_to_v1_embeddings_and_its_rows_come_back_in_the_texts_order(stand):
+    o = oracle(stand.base, "vllm")
+    v = o.embed(MODEL, ["a", "b", "c"])
+    assert stand.bodies[-1]["input"] == ["a", "b", "c"] and stand.bodies[-1]["model"] == "smollm2"
+    assert v.dtype.name == "float32" and v[:, 0].tolist() == [0.0, 1.0, 2.0]
 
 
 def test_a_model_the_server_does_not_serve_is_one_line_naming_what_it_serves(stand):
