@@ -39,7 +39,7 @@ def _free_port() -> int:
 
 def start(server: str | None, slots: int, threads: int) -> tuple[subprocess.Popen, str, str]:
     """A server process on a free port, its base URL, and its dialect."""
-    cfg = config.load("models")
+    cfg = config.load("models-smollm2", schema="models")
     lc = cfg["llamacpp"]
     gguf = find_gguf(lc["module"], lc["gguf"], lc["package"])
     port = _free_port()
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     # `fill` is the embedded backend's own decoding; no server is sent it.
     asks = [dataclasses.replace(x, decoding=dataclasses.replace(x.decoding, fill=False))
             for x in asks]
-    cfg = config.load("models")
+    cfg = config.load("models-smollm2", schema="models")
     pin = cfg["openai"]["models"]["smollm2:135m-instruct"]["weights_sha256"]
     proc, base, dialect = start(a.server, a.slots, a.threads)
     try:

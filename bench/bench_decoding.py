@@ -235,7 +235,7 @@ def run(calls: int | None = None, world: str | None = None) -> list[str]:
     try:
         every = [c for c in exemplar.load(path)["calls"] if c["kind"] == "generate"]
         asked = pick(every, most)
-        oracle = LlamaCppOracle.from_config(config.load("models"))
+        oracle = LlamaCppOracle.from_config(config.load("models-smollm2", schema="models"))
         results = _ask_live(oracle, asked)
     except VillageError as e:
         return [f"decoding  the live side by side is skipped: {e}"]

@@ -97,6 +97,9 @@ def _fill(folder: Path, name: str, p, report, recording: Path | None, label: dic
     for key in sorted(own & {"thought", "models", "importance"}):
         copy(named[key], folder / f"{key}.json")
         v[key] = f"{key}.json"
+    for key in ("thought", "models", "importance"):   # a config of the home the parent names
+        if key not in v and key not in own and p.parent.names(key) is not None:
+            v[key] = p.parent.names(key)
     if len(p.parent.reflecting) != len(p.parent.world.people):
         v["reflecting"] = list(p.parent.reflecting)
     if recording is not None:

@@ -83,6 +83,12 @@ class Scenario:
         """What the log header records: the world config's digest for a world run, else `digest`."""
         return self.world.digest if self.world_only else self.digest
 
+    def names(self, key: str) -> str | None:
+        """The file scenario.json names for `key` (thought, models, importance), as written:
+        one beside it, or a config of the home by name; None where it names none."""
+        got = self.raw.get(key)
+        return got if isinstance(got, str) else None
+
     def with_settings(self, settings: msettings.Settings) -> Scenario:
         from dataclasses import replace
         return replace(self, settings=settings)
@@ -160,12 +166,19 @@ def load(name_or_path: str | os.PathLike, *,
     home = config.find_home(folder) or config.home()
 
     def own(key: str, default: str) -> Path:
+        """The file the scenario names for `key`: in its folder, else a config of the home (or
+        shipped) by that name (`"models": "models-smollm2.json"`); by default configs/DEFAULT."""
         if key in v:
             p = folder / v[key]
-            if not p.is_file():
-                raise ConfigError(f"scenario {v['name']} names its own {key} file {v[key]!r}, "
-                                  f"and {p} is not a file")
-            return p
+            if p.is_file():
+                return p
+            named = Path(v[key])
+            if named.name == v[key] and named.suffix == ".json":
+                q = config.config_file(v[key])
+                if q.is_file():
+                    return q
+            raise ConfigError(f"scenario {v['name']} names its own {key} file {v[key]!r}, "
+                              f"and neither {p} nor configs/{named.name} is a file")
         return config.config_file(f"{default}.json")
 
     wpath = folder / "world.json"

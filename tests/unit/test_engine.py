@@ -113,7 +113,7 @@ def test_the_header_digest_formulas_are_pinned():
                                                                 schema="world").digest
     sc = msc.load("day-of-three")
     parts = dict(sc.settings.digests)
-    models = config.thaw(config.load("models").value)
+    models = config.thaw(config.load(dict(sc.files)["models"], schema="models").value)
     for k in ("timeout_s", "keep_alive"):
         del models[k]
     del models["llamacpp"]["threads"], models["ollama"]["host"], models["ollama"]["get"]
@@ -136,7 +136,7 @@ def test_the_header_digest_formulas_are_pinned():
     assert sc.header_digest == sc.digest == config.digest({"world": sc.world.digest, **parts})
     assert sc.digest == "38e3dfaf9c7c4dee194c126bc21429919cc7b7ed21bf8944ea2776f6984555be"
     # where and how fast a model runs is not in it; which model answers is
-    other = config.thaw(config.load("models").value)
+    other = config.thaw(config.load(dict(sc.files)["models"], schema="models").value)
     other.update(timeout_s=5, keep_alive="1h")
     other["llamacpp"]["threads"] = 7
     other["ollama"]["host"] = "http://elsewhere:1"

@@ -101,17 +101,21 @@ def test_a_recording_oracle_counts_like_the_one_it_wraps():
         rec.save()
 
 
-def test_the_models_config_is_valid_and_pins_the_gguf_by_its_sha256():
-    cfg = config.load("models")
+@pytest.mark.parametrize("name", ["models", "models-smollm2"])
+def test_the_models_config_is_valid_and_pins_the_gguf_by_its_sha256(name: str):
+    from kernel.oracle import weights
+
+    cfg = config.load(name, schema="models")
     assert cfg["backend"] in ("llamacpp", "ollama")
     assert cfg["llamacpp"]["models"][cfg["generate"]]["use"] == "generate"
     assert cfg["llamacpp"]["models"][cfg["embed"]]["use"] == "embed"
-    assert len(cfg["llamacpp"]["sha256"]) == 64
-    assert cfg["ollama"]["weights_sha256"] == cfg["llamacpp"]["sha256"]
-    assert set(cfg["ollama"]["models"]) == {cfg["generate"], cfg["embed"]}
-    # The OpenAI-protocol server serves the same file, pinned by its sha256.
-    assert cfg["openai"]["models"][cfg["generate"]]["weights_sha256"] == cfg["llamacpp"]["sha256"]
-    assert set(cfg["openai"]["models"]) == {cfg["generate"], cfg["embed"]}
+    pin = weights.of_model(cfg["llamacpp"], cfg["generate"]).sha256
+    assert len(pin) == 64
+    # Ollama imports, and the OpenAI-protocol server serves, the same file, pinned by its sha256.
+    assert cfg["ollama"]["weights_sha256"] == pin
+    assert cfg["openai"]["models"][cfg["generate"]]["weights_sha256"] == pin
+    assert {cfg["generate"], cfg["embed"]} <= set(cfg["ollama"]["models"])
+    assert set(cfg["ollama"]["models"]) == set(cfg["openai"]["models"])
 
 
 def test_make_refuses_an_unknown_backend():

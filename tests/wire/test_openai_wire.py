@@ -195,3 +195,14 @@ def test_concurrent_asks_a_server_is_a_number_of_one_or_more(monkeypatch):
         with pytest.raises(OracleError, match=r"Expected openai.concurrent >= 1"):
             OpenAIBackend.check_settings({"openai": {"base_url": "http://a:1/v1",
                                                      "concurrent": bad, "models": {}}})
+
+
+def test_an_accepted_model_is_labelled_by_its_served_name_never_by_a_weights_pin_it_did_not_prove(
+        stand):
+    """With --accept-digest the server's file is not checked, so its answers are not recorded as
+    the pinned weights' (a Qwen answer once went down as SmolLM2's sha256): they are `served:NAME`."""
+    o = OpenAIOracle(base_url=stand.base, models={MODEL: ("smollm2", None, PIN)},
+                     accept_digest=True)
+    assert o.digest(MODEL) == "served:smollm2"
+    assert OpenAIOracle(base_url=stand.base, models={MODEL: ("smollm2", None, PIN)}
+                        ).digest(MODEL) == PIN
