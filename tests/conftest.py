@@ -61,6 +61,55 @@ def pytest_runtest_setup(item):
         pytest.skip(why)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """pytest-xdist's controller: gather each worker's hostile tally (tests/hostile/conftest.py)."""
+    got = getattr(node, "workeroutput", {}).get("hostile")
+    if got:
+        if not hasattr(node.config, "hostile_tally"):
+            node.config.hostile_tally = []
+        node.config.hostile_tally.append(got)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """The hostile suite's tally, read off every run that ran it (see tests/hostile/conftest.py)."""
+    parts = getattr(terminalreporter.config, "hostile_tally", None)
+    if not parts:
+        return
+    tally: dict[str, int] = {}
+    for part in parts:
+        for k, n in part["tally"].items():
+            tally[k] = tally.get(k, 0) + n
+    started = sum(part["started"] for part in parts)
+    terminalreporter.write_line(
+        f"hostile inputs: {sum(tally.values()):,} tried, every one through the real village "
+        f"process ({started:,} processes started), {tally.get('clean', 0):,} clean errors or "
+        f"correct results, {tally.get('traceback', 0)} tracebacks, {tally.get('silent', 0)} silent "
+        f"wrong results, {tally.get('lost', 0)} data lost")
+
+
+@pytest.fixture(scope="session")
+def replayed_log(tmp_path_factory):
+    """`replayed_log(name, ticks=None)`: the log of a committed scenario replayed from its
+    recording (a world run with no model), made once per test session and shared: a test may
+    read it, never change it (copy it first)."""
+    from kernel import engine
+    from kernel.oracle import make
+
+    made: dict[tuple[str, int | None], Path] = {}
+
+    def get(name: str, ticks: int | None = None) -> Path:
+        if (name, ticks) not in made:
+            sc = engine.load_scenario(name)
+            oracle = None if sc.world_only else make("replay", replay_from=sc.exemplars)
+            p = tmp_path_factory.mktemp(f"replayed-{name}") / f"{name}.log"
+            engine.run(sc, oracle, p, ticks=ticks)
+            made[name, ticks] = p
+        return made[name, ticks]
+
+    return get
+
+
 @pytest.fixture(scope="session")
 def world_run(tmp_path_factory):
     """A log of the shipped world's first 600 ticks, made once per session."""

@@ -10,6 +10,7 @@ uses stays in that test. This module draws values; it asserts nothing and runs n
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,14 @@ from kernel import laws
 from kernel.laws.importance import Importance
 from kernel.laws.memory import Memory
 from kernel.world.config import WorldConfig, from_value
+
+
+def examples(n: int) -> int:
+    """A property's example count: `n` in the whole suite (`make test`), hypothesis's default of
+    100 at most in the fast tier (`make check` sets VILLAGE_TESTS=check), so a raised count
+    buys reach where there is time for it and the law is still tried between edits."""
+    return min(n, 100) if os.environ.get("VILLAGE_TESTS") == "check" else n
+
 
 NAMES = ("Halla", "Ander", "Mose", "Ilse", "Bram", "Sif")
 """Villagers' names, by position: a world of n villagers has the first n."""

@@ -3,7 +3,8 @@
 Click code lives here, inside the package, and not in a top-level `cmd`
 package, which would shadow the standard library's `cmd` module; the
 `cmd/` folder holds only the thin `village` program. Each command group
-is its own module, registered on `main` below. Errors reach the user in
+is its own module, named in `COMMANDS` below and imported only when its
+command runs, so `village -h` or a refused flag costs click and nothing heavy. Errors reach the user in
 one place: `VillageGroup` turns every kernel error into one line naming
 the rule and the value, and an exit code of 1.
 
@@ -54,7 +55,7 @@ def _stop_loading(signum: int, frame) -> None:
     os._exit(128 + signum)
 
 
-_LOADING = _handle(_stop_loading)   # until the commands are registered, at the end of this module
+_LOADING = _handle(_stop_loading)   # until this module is loaded, at its end
 
 import click  # noqa: E402  (after the guard: loading click is part of the start)
 
@@ -184,6 +185,8 @@ class VillageGroup(click.Group):
 
 
 def _home(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None and "kernel.config" not in sys.modules:
+        return value               # no home was set in this process: nothing to start from again
     from kernel import config
 
     try:
@@ -198,7 +201,99 @@ def _verbose(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     return value
 
 
-@click.group(cls=VillageGroup, context_settings=CONTEXT)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "diff": ("diff_cmd",
+            "Compare two runs' logs tick by tick: the first tick at which they differ, with "
+            "both logs' events there, and how many ticks differ for each villager. Changes "
+            'nothing.'),
+    "embed": ("embed_cmd",
+            'Embed each line of standard input; print each vector as one JSON array of floats '
+            'a line.'),
+    "fork": ("fork_cmd",
+            "Fork RUN.log at tick T into a new log: RUN's first T ticks, byte for byte, then "
+            "the rest of the run under the changed settings (to RUN's last tick, or --ticks)."),
+    "index": ("store_cmd",
+            "Rebuild LOG's DuckDB index (tables memory, events, villagers, meta, felt_state, "
+            'basins, basin_nights, intentions, bonds, news; view felt) from the log alone.'),
+    "init": ("init_cmd",
+            'Write a new project into FOLDER: village.toml, configs/, two small scenarios, a '
+            'README.'),
+    "interview": ("interview_cmd",
+            "Ask a villager of SOURCE (a run's log, or a scenario) QUESTION at tick --at, or "
+            'a battery.'),
+    "log": ("log_cmd", "Check and read a run's append-only event log."),
+    "minds": ("minds_cmd",
+            "Print how much of what RUN's minds said means something (default: every scenario "
+            'of the home with a recording). RUN is a log, or a scenario, which is replayed '
+            'with no model.'),
+    "model": ("model_cmd",
+            "Show the embedded backend's models: each one's GGUF, its sha256 pin and where it "
+            "is."),
+    "news": ("news_cmd",
+            'Print how each piece of news in LOG spread: holders per day, who told whom, and '
+            'who was at the place and day it names. The log is only read.'),
+    "plot": ("plot_cmd",
+            'Draw one figure of RUN (a log, or a scenario, which is replayed first) as a PNG.'),
+    "reflect": ("reflect_cmd",
+            'Show one reflection of a committed scenario, replayed from its recording, with '
+            'no model.'),
+    "replay": ("run_cmd",
+            "Replay the home's scenarios (default: every one) and compare each head hash with "
+            'its digest.'),
+    "report": ("report_cmd",
+            'Write one HTML page of RUN (a log, or a scenario, which is replayed first).'),
+    "run": ("run_cmd", "Run SCENARIO (a folder, or a name in the home's fixtures/) for its ticks."),
+    "scenarios": ("scenarios_cmd",
+            "Print what each of the home's scenarios is and what its recording did (default: "
+            'every one).'),
+    "sql": ("store_cmd",
+            "Run one SQL QUERY over LOG's index (rebuilt first if missing or stale) and print "
+            'it aligned.'),
+    "sweep": ("sweep_cmd",
+            "Run every combination of SPEC's scenarios, world seeds and overrides as a Ray "
+            'task.'),
+    "world": ("world_cmd", 'The village world: run it into a log.'),
+}
+"""Every command of `village`: its name, the module under `kernel.cli` that holds it (as an
+attribute of the same name in its `COMMANDS`), and the first paragraph of its help, which `village -h` shortens as click does. A command's
+module is imported only when that command runs (or its own help is asked for), so the program
+starts with click and msgpack alone; a test holds each line to the command's own short help."""
+
+
+class LazyGroup(VillageGroup):
+    """The top group: lists every command from `COMMANDS` and imports a command's module only
+    when it is asked for (click's lazy loading of subcommands)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        if name not in self.commands:
+            from importlib import import_module
+
+            mod = import_module(f"kernel.cli.{COMMANDS[name][0]}")
+            for c in getattr(mod, "COMMANDS", ()):
+                self.commands.setdefault(c.name, c)
+        return self.commands.get(name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of `village -h`, from `COMMANDS`: no command's module is imported."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(n) for n in names)
+        rows = [(n, click.Command(n, help=COMMANDS[n][1]).get_short_help_str(limit))
+                for n in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def every_command(self) -> dict[str, click.Command]:
+        """Every command, each module imported: for the docs' and help's own tests."""
+        ctx = click.Context(self)
+        return {name: self.get_command(ctx, name) for name in self.list_commands(ctx)}
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT)
 @click.option("--home", type=click.Path(file_okay=False), default=None, callback=_home,
               is_eager=True, expose_value=False,
               help="The project folder to use [default: the nearest folder, from the working "
@@ -214,33 +309,6 @@ def main(ctx: click.Context) -> None:
         click.echo(config.home_line(), err=True)
 
 
-def _register() -> None:
-    from kernel.cli import (
-        diff_cmd,
-        embed_cmd,
-        fork_cmd,
-        init_cmd,
-        interview_cmd,
-        log_cmd,
-        minds_cmd,
-        news_cmd,
-        plot_cmd,
-        reflect_cmd,
-        report_cmd,
-        run_cmd,
-        scenarios_cmd,
-        store_cmd,
-        sweep_cmd,
-        world_cmd,
-    )
-
-    for mod in (init_cmd, log_cmd, world_cmd, store_cmd, run_cmd, reflect_cmd, embed_cmd, diff_cmd,
-                report_cmd, plot_cmd, fork_cmd, sweep_cmd, scenarios_cmd, minds_cmd, news_cmd,
-                interview_cmd):
-        for c in getattr(mod, "COMMANDS", ()):
-            main.add_command(c)
-
-
 _QUIET: list[bool] = []
 
 
@@ -252,7 +320,4 @@ def _quiet_at_exit() -> None:
         atexit.register(_handle, _already_stopping)
 
 
-try:
-    _register()
-finally:
-    _restore(_LOADING)
+_restore(_LOADING)

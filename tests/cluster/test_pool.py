@@ -13,7 +13,7 @@ from kernel.errors import OracleError
 from kernel.oracle import RecordingOracle, exemplar, make
 from kernel.oracle.base import Ask
 
-pytestmark = pytest.mark.cluster
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
 
 def _asks(doc) -> list[Ask]:

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from kernel.cli import main
 from kernel.errors import VillageError
 
-pytestmark = pytest.mark.cluster
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
 
 def _one_line_error(r, *words):

@@ -19,7 +19,7 @@ from kernel.engine import scenario as msc
 from kernel.sweep.runner import key_of
 from kernel.sweep.task import scratch_root
 
-pytestmark = pytest.mark.cluster
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
 
 def _short_scenario(tmp: Path) -> Path:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import duckdb
+import pytest
 
 from kernel import config, engine, sweep
 from kernel.engine import scenario as msc
@@ -20,6 +21,8 @@ from kernel.sweep.spec import SCENARIO_DIR
 from kernel.sweep.task import execute
 from kernel.testing import ScriptedOracle
 from tests.basins_scenario import answer, make
+
+pytestmark = pytest.mark.slow   # a real process, server, model or browser each test
 
 RULES = ("current", "single")
 

@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 
 import duckdb
+import pytest
 
 from kernel import sweep
 from kernel.engine import scenario as msc
 from kernel.report import figures
 from kernel.sweep import table
 from kernel.sweep.task import execute
+
+pytestmark = pytest.mark.slow   # a real process, server, model or browser each test
 
 WEEK = {"night_plans": 21, "plans_refused": 0, "groups_accepted": 24, "groups_refused": 18,
         "rows_absorbed": 48, "rows_forgotten": 248, "rows_refelt": 39, "recurrences": 15}

@@ -25,6 +25,8 @@ from kernel.sweep import table
 from kernel.sweep.task import execute
 from kernel.testing import ScriptedOracle
 
+pytestmark = pytest.mark.slow   # a real process, server, model or browser each test
+
 
 class _Then(Oracle):
     """The recording's answers while it has calls, then a scripted model's."""

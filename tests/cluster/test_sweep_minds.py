@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 
 import duckdb
+import pytest
 
 from kernel import sweep
 from kernel.engine import scenario as msc
 from kernel.report import minds as rm
 from kernel.sweep import table
 from kernel.sweep.task import execute
+
+pytestmark = pytest.mark.slow   # a real process, server, model or browser each test
 
 
 def test_a_runs_minds_are_columns_of_the_sweep_table_and_the_scenarios_own_measure(tmp_path):

@@ -22,7 +22,7 @@ from kernel.oracle.llamacpp import json_gbnf, json_grammar
 from kernel.seam import asked_schema, drawn_schema, render
 from kernel.seam.plan import plan_schema
 
-pytestmark = pytest.mark.embedded
+pytestmark = [pytest.mark.embedded, pytest.mark.slow]
 
 HALLA = collapse([SimpleNamespace(id=i, text=t) for i, t in (
     (1, "Ander came into sight, 0.8 cells off"),

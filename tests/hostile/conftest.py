@@ -6,7 +6,7 @@ outcome: a clean refusal or correct result, a traceback, a silent wrong
 result, or data lost. Only such inputs count: `record` refuses to count an
 input for which the test, while it ran, started no `village` process (a
 fixture's setup does not count). The counts are printed at the end of the
-run, so the numbers the hardening promised (0 tracebacks, 0 silent wrong
+run (summed over pytest-xdist's workers), so the numbers the hardening promised (0 tracebacks, 0 silent wrong
 results, 0 data lost) are read off every run of `make test`, not remembered.
 """
 
@@ -70,15 +70,17 @@ def row() -> Iterator[None]:
     record("clean")
 
 
-def pytest_terminal_summary(terminalreporter) -> None:
+def pytest_sessionfinish(session) -> None:
+    """Hand this process's tally on: to the controller where pytest-xdist runs the suite in
+    workers (which sums them, in tests/conftest.py), else straight to the summary."""
     if not TALLY:
         return
-    tried = sum(TALLY.values())
-    terminalreporter.write_line(
-        f"hostile inputs: {tried:,} tried, every one through the real village process "
-        f"({process.started():,} processes started), {TALLY['clean']:,} clean errors or correct "
-        f"results, {TALLY['traceback']} tracebacks, {TALLY['silent']} silent wrong results, "
-        f"{TALLY['lost']} data lost")
+    mine = {"tally": dict(TALLY), "started": process.started()}
+    out = getattr(session.config, "workeroutput", None)
+    if out is not None:
+        out["hostile"] = mine
+    else:
+        session.config.hostile_tally = [mine]
 
 
 @pytest.fixture(scope="session")

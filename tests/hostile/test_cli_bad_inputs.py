@@ -44,6 +44,8 @@ from tests import process
 
 from .conftest import FakeOllama, record
 
+pytestmark = pytest.mark.slow   # a real process, server, model or browser each test
+
 REPO = Path(__file__).resolve().parents[2]
 # What a row run outside any project reads: the shipped configs, scenarios and recordings.
 SHIPPED = tuple(REPO / d for d in ("configs", "fixtures", "exemplars"))

@@ -31,6 +31,8 @@ from tests import process, strategies
 
 from .conftest import record, tree
 
+pytestmark = pytest.mark.slow   # a real process, server, model or browser each test
+
 EXAMPLES = settings(max_examples=15, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 RUN = ["run", "day-of-three", "--out", "r.log"]

@@ -20,6 +20,8 @@ from tests import process
 
 from .conftest import record
 
+pytestmark = pytest.mark.slow   # a real process, server, model or browser each test
+
 CHECKOUT = process.ROOT
 
 

@@ -20,6 +20,8 @@ from tests.process import one_error_line, sha256_of, village
 
 from .conftest import row
 
+pytestmark = pytest.mark.slow   # a real process, server, model or browser each test
+
 
 def _whole_log(path: Path) -> bytes:
     with vlog.LogWriter.create(path, config_digest="ab" * 32, seed=5) as w:

@@ -35,6 +35,8 @@ from tests.process import one_error_line, sha256_of, village
 
 from .conftest import record
 
+pytestmark = pytest.mark.slow   # a real process, server, model or browser each test
+
 LONG_NAME = "n" * 300 + ".out"
 LONG_PATH = "a/" * 2100 + "x.out"
 

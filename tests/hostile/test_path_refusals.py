@@ -18,6 +18,8 @@ from tests.process import env, one_error_line, village
 
 from .conftest import row, tree
 
+pytestmark = pytest.mark.slow   # a real process, server, model or browser each test
+
 BAD = "configs/a\u0000b.json"
 NAMED = {
     "thought": "names its own thought file",

@@ -27,6 +27,8 @@ from tests.process import env, one_error_line, sha256_of, village
 
 from .conftest import record
 
+pytestmark = pytest.mark.slow   # a real process, server, model or browser each test
+
 BAD_HOSTS = ("http://[::1", "http://127.0.0.1:99999", "http://127.0.0.1:0")
 RULE = "an Ollama host is [http[s]://]host[:port] with a port from 1 to 65535"
 

@@ -33,7 +33,7 @@ NOTHING = "interrupted; nothing written"
 CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 SIGNALS = pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 
-pytestmark = pytest.mark.skipif(not VILLAGE.exists(), reason="no installed village program")
+pytestmark = [pytest.mark.skipif(not VILLAGE.exists(), reason="no installed village program"), pytest.mark.slow]
 
 
 def _as_a_terminal_starts_it() -> None:

@@ -16,6 +16,8 @@ from tests.process import one_error_line, sha256_of, village
 
 from .conftest import row
 
+pytestmark = pytest.mark.slow   # a real process, server, model or browser each test
+
 
 @pytest.fixture
 def log(small_world_log, tmp_path):

@@ -17,6 +17,8 @@ from tests.process import env, one_error_line, village
 
 from .conftest import row, tree
 
+pytestmark = pytest.mark.slow   # a real process, server, model or browser each test
+
 
 def _tree(root: Path) -> set[str]:
     return {p.relative_to(root).as_posix() for p in root.rglob("*")}

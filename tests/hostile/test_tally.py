@@ -9,6 +9,8 @@ from tests import process
 from . import conftest
 from .conftest import record
 
+pytestmark = pytest.mark.slow   # a real process, server, model or browser each test
+
 
 def test_an_input_tried_without_a_village_process_is_refused_by_the_tally_and_not_counted():
     before = dict(conftest.TALLY)

@@ -9,9 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernel.laws import LawError
+from tests.strategies import examples
 from tests.unit import feeling_reference as feeling
 
-FAST = settings(max_examples=200, deadline=None)
+FAST = settings(max_examples=examples(200), deadline=None)
 intensity = st.floats(0.0, 1.0)
 valence = st.floats(-1.0, 1.0)
 elapsed = st.floats(0.0, 1e7)

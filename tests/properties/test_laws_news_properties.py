@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from kernel import events as ev
 from kernel.laws import news as ln
 from tests.news_logs import talk_logs
+from tests.strategies import examples
 
 TPD = 4
 """Days of four ticks, so a drawn log of a few frames spans several days."""
@@ -34,7 +35,7 @@ def _gives(frames, name):
             if type(e) is ev.Given and e.event == "news" and e.news == name}
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(talk_logs())
 def test_news_is_held_only_by_a_chain_of_tellers_from_a_given_row(log):
     d, frames, rows = _spread(log)
@@ -60,7 +61,7 @@ def test_news_is_held_only_by_a_chain_of_tellers_from_a_given_row(log):
             assert s.holding(v).by == "given"
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(talk_logs())
 def test_holders_per_day_never_decrease_and_end_at_every_holder(log):
     d, frames, _ = _spread(log)
@@ -72,7 +73,7 @@ def test_holders_per_day_never_decrease_and_end_at_every_holder(log):
             assert n == sum(1 for h in s.holders if h.tick // TPD <= day)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(talk_logs())
 def test_words_from_a_speaker_who_does_not_hold_the_news_carry_nothing(log):
     d, _, _ = _spread(log)
@@ -87,7 +88,7 @@ def test_words_from_a_speaker_who_does_not_hold_the_news_carry_nothing(log):
                 assert i not in s.unheld
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(talk_logs())
 def test_a_citation_of_a_carrying_row_carries_it(log):
     d, _, rows = _spread(log)
@@ -137,7 +138,7 @@ def _slow(frames, rows, name, words):
     return held
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(talk_logs())
 def test_the_spread_is_the_least_fixed_point_of_the_rule(log):
     d, frames, rows = _spread(log)
@@ -145,7 +146,7 @@ def test_the_spread_is_the_least_fixed_point_of_the_rule(log):
         assert {h.villager: h.tick for h in s.holders} == _slow(frames, rows, s.news, s.words)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(talk_logs())
 def test_an_utterance_is_heard_exactly_when_perception_gave_its_listener_a_heard_row(log):
     d, frames, rows = _spread(log)

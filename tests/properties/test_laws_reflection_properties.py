@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 
 from kernel import laws
 from kernel.laws import LawError, Memory
+from tests.strategies import examples
 
 ME, OTHER = 1, 2
-FAST = settings(max_examples=100, deadline=None)
+FAST = settings(max_examples=examples(100), deadline=None)
 
 
 @st.composite

@@ -27,7 +27,7 @@ from tests import strategies
 
 REPO = Path(__file__).resolve().parents[2]
 
-EXAMPLES = settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow,
+EXAMPLES = settings(max_examples=strategies.examples(150), suppress_health_check=[HealthCheck.too_slow,
                                                            HealthCheck.filter_too_much])
 
 
@@ -125,7 +125,7 @@ answers = (st.text(max_size=300) | json_values.map(_dumps) | nested()
            | st.binary(max_size=200).map(lambda b: b.decode("utf-8", "surrogateescape")))
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=strategies.examples(400), suppress_health_check=[HealthCheck.too_slow])
 @given(text=answers, done_reason=st.sampled_from(["stop", "stop", "stop", "length", "", "load"]),
        schema=st.sampled_from([DRAWN_SCHEMA, asked_schema(2)]))
 def test_shaped_only_accepts_or_refuses(text, done_reason, schema):

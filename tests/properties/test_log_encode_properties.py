@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from kernel import events as ev
 from kernel.log import encode
+from tests.strategies import examples
 
-MANY = settings(max_examples=300, deadline=None)
+MANY = settings(max_examples=examples(300), deadline=None)
 
 ints = st.one_of(st.integers(-(2**63), 2**64 - 1), st.integers(-300, 300))
 texts = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)

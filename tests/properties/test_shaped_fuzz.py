@@ -66,7 +66,7 @@ def nested(draw):
 answers = st.one_of(st.text(max_size=200), mutated(), json_values.map(json.dumps), nested())
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=strategies.examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=answers, schema=st.sampled_from(SCHEMAS),
        reason=st.sampled_from(["stop", "stop", "stop", "length", "load"]))
 def test_only_refused_escapes_and_nothing_accepted_breaks_the_schema(text, schema, reason):
@@ -82,7 +82,7 @@ def test_only_refused_escapes_and_nothing_accepted_breaks_the_schema(text, schem
     assert json.loads(text) == value, "what was accepted is the one value the text holds"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=strategies.examples(200), deadline=None)
 @given(v=valid_answers, before=spaces, after=spaces)
 def test_every_valid_answer_is_accepted_as_itself(v, before, after):
     schema = DRAWN_SCHEMA if SAID in v else asked_schema(len(v["questions"]))

@@ -28,6 +28,7 @@ def _small_scenario(tmp_path):
     return d
 
 
+@pytest.mark.slow
 def test_a_recorded_run_replays_to_the_same_head_hash(tmp_path):
     sc = msc.load(_small_scenario(tmp_path))
     live = make("llamacpp", record_to=sc.exemplars)

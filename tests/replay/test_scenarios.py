@@ -20,7 +20,10 @@ def test_there_are_committed_recordings_to_replay():
     assert {"day-of-three", "five-days-of-halla", "day-of-twenty-four"} <= set(msc.committed())
 
 
-@pytest.mark.parametrize("name", msc.committed())
+# A scenario of more than a hundred villagers is a slow replay, left to `make test`.
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.slow) if len(msc.load(n).world.people) > 100 else n
+    for n in msc.committed()])
 def test_every_committed_scenario_replays_to_its_committed_head_hash(name, tmp_path):
     sc = msc.load(name)
     oracle = None if sc.world_only else make("replay", replay_from=sc.exemplars)

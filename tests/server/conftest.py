@@ -77,7 +77,7 @@ def serve(log: Path) -> Server:
         import llama_cpp.server  # noqa: F401
     except ImportError as e:
         missing(f"llama-cpp-python's server extra is not installed ({e})")
-    cfg = config.load("models")
+    cfg = config.load("models-smollm2", schema="models")
     lc = cfg["llamacpp"]
     from kernel.oracle.llamacpp import find_gguf
 

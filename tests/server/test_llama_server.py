@@ -52,7 +52,7 @@ def test_the_server_lists_the_one_model_it_was_started_with(server):
 @pytest.mark.parametrize("i", range(len(PROMPTS)))
 def test_the_server_answers_an_ask_with_the_bytes_the_embedded_backend_answers_it_with(server, i):
     base, proc, log = server.base, server.proc, server.log
-    cfg = config.load("models")
+    cfg = config.load("models-smollm2", schema="models")
     try:
         local = LlamaCppOracle.from_config(cfg)
     except OracleError as e:

@@ -41,7 +41,7 @@ def _home(root: Path, *, timeout_s: float | None = None) -> Path:
     assert r.returncode == 0, r.stderr
     home = root / "p"
     if timeout_s is not None:
-        p = home / "configs" / "models.json"
+        p = home / "configs" / "models-smollm2.json"   # the model day-of-three was recorded with
         value = json.loads(p.read_text())
         value["timeout_s"] = timeout_s
         p.write_text(json.dumps(value, indent=2))
@@ -68,7 +68,7 @@ def test_a_live_run_through_the_server_says_at_pre_flight_what_the_server_is_not
 def test_its_recording_names_the_backend_the_host_and_every_models_pin(live):
     home, _ = live
     doc = json.loads((home / "exemplars" / "day-of-three.json").read_text())
-    cfg = config.load("models")
+    cfg = config.load("models-smollm2", schema="models")
     assert doc["backend"] == "openai"
     assert doc["models"][MODEL] == {"digest": cfg["llamacpp"]["sha256"], "backend": "openai"}
     assert set(doc["models"]) == {MODEL, cfg["embed"]}
@@ -96,7 +96,7 @@ def test_every_answer_over_http_is_the_embedded_backends_answer_to_the_same_ask_
     home, _ = live
     doc = exemplar.load(home / "exemplars" / "day-of-three.json")
     try:
-        local = LlamaCppOracle.from_config(config.load("models"))
+        local = LlamaCppOracle.from_config(config.load("models-smollm2", schema="models"))
     except OracleError as e:
         missing(str(e))
     calls = [c for c in doc["calls"] if c["kind"] == "generate"]
@@ -189,7 +189,7 @@ def _asks(n: int) -> list[Ask]:
 
 
 def _oracle(base: str) -> OpenAIOracle:
-    cfg = config.load("models")
+    cfg = config.load("models-smollm2", schema="models")
     pin = cfg["openai"]["models"][MODEL]["weights_sha256"]
     return OpenAIOracle(base_url=base, models={MODEL: ("smollm2", None, pin)}, timeout=600)
 

@@ -32,6 +32,7 @@ PATH = re.compile(r"(?<![\w./-])kernel/[\w./]*[\w/]")
 PLACEHOLDER = re.compile(r"[A-Z]{2,}")
 # A group's option routed to a subcommand: `village reflect --mode X` (an alias for one release).
 ROUTED = {("reflect", "--mode"): mode_alias}
+COMMANDS = main.every_command()
 # A dotted name under kernel (kernel.engine.replay.replay, kernel.testing.ScriptedOracle).
 DOTTED = re.compile(r"(?<![\w./-])kernel(?:\.\w+)+")
 
@@ -148,9 +149,9 @@ def _options(cmd: click.Command) -> set[str]:
 def _commands_of(line: str) -> tuple[list[click.Command], str]:
     """The commands a README line names (one for each of `a|b|c`), or a line saying why none."""
     words = line.split()[1:]
-    if not words or words[0] not in main.commands:
+    if not words or words[0] not in COMMANDS:
         return [], f"{line!r}: no command {words[:1]}"
-    cmd = main.commands[words[0]]
+    cmd = COMMANDS[words[0]]
     if not isinstance(cmd, click.Group):
         return [cmd], ""
     if len(words) < 2:
@@ -179,4 +180,4 @@ def test_every_village_command_the_docs_show_is_a_real_command_with_real_options
 
 def test_the_readme_shows_every_command_the_command_line_has():
     shown = {line.split()[1] for line in _command_lines() if len(line.split()) > 1}
-    assert set(main.commands) <= shown, f"the README never shows {sorted(set(main.commands) - shown)}"
+    assert set(COMMANDS) <= shown, f"the README never shows {sorted(set(COMMANDS) - shown)}"

@@ -33,9 +33,8 @@ from kernel.laws import perception
 from kernel.laws.memory import Memory
 from kernel.log import read_ticks
 from kernel.log.decode import events_of
-from kernel.oracle import make
+from tests.strategies import examples, world_events, worlds
 from tests.strategies import importance_tables as tables
-from tests.strategies import world_events, worlds
 
 
 def _reference():
@@ -75,18 +74,16 @@ def _both(frames, rules=RULES):
 
 
 @pytest.fixture(scope="module")
-def scenario_logs(tmp_path_factory):
-    """Every committed scenario run into a log (town-of-1536 for its first ticks)."""
-    d = tmp_path_factory.mktemp("logs")
+def scenario_logs(replayed_log):
+    """Every committed scenario run into a log (town-of-1536 for its first ticks), shared with
+    every other test of the session that reads the same replay."""
     logs = {}
     for name in msc.committed():
         sc = msc.load(name)
         if not sc.world_only and sc.exemplars is None:
             continue
-        oracle = None if sc.world_only else make("replay", replay_from=sc.exemplars)
         ticks = TOWN_TICKS if len(sc.world.people) > 1000 else None
-        engine.run(sc, oracle, d / f"{name}.log", ticks=ticks)
-        logs[name] = (sc, d / f"{name}.log")
+        logs[name] = (sc, replayed_log(name, ticks))
     return logs
 
 
@@ -163,7 +160,7 @@ def test_on_random_worlds_and_tables_the_fast_fold_gives_the_reference_rows(cfg,
 any_event = world_events()   # every world kind: Founded, sightings, Gave ... Walked
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), st.lists(any_event, max_size=6)), max_size=25))
 def test_on_any_events_the_fast_fold_gives_the_reference_rows_or_the_same_refusal(steps):
     frames, tick = [], 0

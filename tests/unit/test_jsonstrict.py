@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from kernel import config, jsonstrict
 from kernel.errors import ConfigError, Refused
 from kernel.seam import shaped
+from tests.strategies import examples
 
 ANY = b"{}"
 ATOMS = ('{', '}', '[', ']', ',', ':', '"a"', '"b"', '1', '-0', '1e999', '1.5', 'NaN', 'Infinity',
@@ -82,7 +83,7 @@ def _verdict(f):
         return "refused", None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from(ATOMS), max_size=10).map("".join))
 def test_a_config_and_an_answer_accept_and_refuse_the_same_texts(text):
     # Within both bounds (nesting of 32, forty digits), where the two readers' rules are one.

@@ -10,6 +10,8 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 from kernel import log as vlog
 
 WRITER = textwrap.dedent("""
@@ -35,6 +37,7 @@ WRITER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_every_fsynced_frame_survives_a_sigkill_and_the_log_verifies(tmp_path):
     rng = random.Random(20261129)
     path = tmp_path / "crash.log"

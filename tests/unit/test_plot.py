@@ -52,15 +52,12 @@ def test_a_cost_figure_of_a_log_needs_its_recording(world_run, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def week(tmp_path_factory):
+def week(replayed_log):
     """The log of week-of-three's replay: a run under felt memory, with nights."""
     from kernel import engine
-    from kernel.oracle import make
     from kernel.report import plots
     sc = engine.load_scenario("week-of-three")
-    p = tmp_path_factory.mktemp("week") / "week.log"
-    engine.run(sc, make("replay", replay_from=sc.exemplars), p)
-    return plots.Run(p, sc)
+    return plots.Run(replayed_log("week-of-three"), sc)
 
 
 @pytest.mark.parametrize("who", [[], ["--who", "mose"]])

@@ -20,7 +20,14 @@ from hypothesis import strategies as st
 
 from kernel import laws
 from kernel.laws import LawError, Memory
-from tests.strategies import RETRIEVAL_WEIGHTS, VECTOR_STYLES, memory_rows, retrievals, vectors
+from tests.strategies import (
+    RETRIEVAL_WEIGHTS,
+    VECTOR_STYLES,
+    examples,
+    memory_rows,
+    retrievals,
+    vectors,
+)
 
 
 def _reference():
@@ -33,7 +40,7 @@ def _reference():
 
 
 REF = _reference()
-MANY = settings(max_examples=150, deadline=None)
+MANY = settings(max_examples=examples(150), deadline=None)
 
 
 @st.composite

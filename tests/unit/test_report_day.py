@@ -21,18 +21,9 @@ def three():
     return day("day-of-three")
 
 
-def replayed(name: str, tmp_path_factory) -> Path:
-    """The log of a committed scenario's replay, in a folder of its own."""
-    from kernel.oracle import make
-    sc = engine.load_scenario(name)
-    p = tmp_path_factory.mktemp(name) / f"{name}.log"
-    engine.run(sc, make("replay", replay_from=sc.exemplars), p)
-    return p
-
-
 @pytest.fixture(scope="module")
-def three_log(tmp_path_factory):
-    return replayed("day-of-three", tmp_path_factory)
+def three_log(replayed_log):
+    return replayed_log("day-of-three")
 
 
 def test_a_scenarios_report_is_the_report_of_its_replay(three, three_log):
@@ -107,8 +98,8 @@ def test_the_templates_ship_in_the_wheel_as_package_data():
 
 
 @pytest.fixture(scope="module")
-def week_log(tmp_path_factory):
-    return replayed("week-of-three", tmp_path_factory)
+def week_log(replayed_log):
+    return replayed_log("week-of-three")
 
 
 @pytest.fixture(scope="module")
