@@ -45,7 +45,7 @@ FILES = {
               [["world", "run", "--config", "world", "--ticks", "3", "--out", "r.log"]]),
     "importance": ("configs/importance.json", "importance", [RUN]),
     "thought": ("configs/thought.json", "thought", [RUN]),
-    "models": ("configs/models.json", "models", [RUN]),
+    "models": ("configs/models-smollm2.json", "models", [RUN]),   # the config day-of-three names
     "scenario": ("fixtures/day-of-three/scenario.json", "scenario", [REPLAY, RUN]),
     "exemplar": ("exemplars/day-of-three.json", None, [REPLAY, RUN]),
 }

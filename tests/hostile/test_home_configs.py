@@ -108,7 +108,7 @@ def test_a_home_with_no_world_json_at_all_runs_the_shipped_world(project):
     record("clean")
 
 
-@pytest.mark.parametrize("name", ["thought.json", "importance.json", "models.json", "embedder.json",
+@pytest.mark.parametrize("name", ["thought.json", "importance.json", "models-smollm2.json", "embedder.json",
                                   "night-plan.tmpl", "reflect-questions.tmpl"])
 def test_every_config_a_home_has_but_cannot_read_is_refused_not_replaced(project, name):
     own = project / "configs" / name
@@ -120,6 +120,18 @@ def test_every_config_a_home_has_but_cannot_read_is_refused_not_replaced(project
     assert r.returncode == 1, r.stderr
     assert len(lines) == 1 and f"configs/{name}" in lines[0] and "FIFO" in lines[0], r.stderr
     assert not (project / "y.log").exists()
+    record("clean")
+
+
+def test_a_default_models_config_a_home_cannot_read_is_refused_by_the_command_that_reads_it(project):
+    own = project / "configs" / "models.json"
+    own.unlink()
+    os.mkfifo(own)
+    r = _village("model", cwd=project)
+    assert "Traceback" not in r.stderr, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 1, r.stderr
+    assert len(lines) == 1 and "configs/models.json" in lines[0] and "FIFO" in lines[0], r.stderr
     record("clean")
 
 

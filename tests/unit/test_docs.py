@@ -149,6 +149,8 @@ def _options(cmd: click.Command) -> set[str]:
 def _commands_of(line: str) -> tuple[list[click.Command], str]:
     """The commands a README line names (one for each of `a|b|c`), or a line saying why none."""
     words = line.split()[1:]
+    if words and words[0].startswith("-"):   # `village -h`, `village --home H ...`: the group's own
+        return [main], ""
     if not words or words[0] not in COMMANDS:
         return [], f"{line!r}: no command {words[:1]}"
     cmd = COMMANDS[words[0]]
