@@ -407,6 +407,9 @@ def _rule(why: jsonstrict.Why) -> str:
             return f"the number {_short(s)} is too large to be a finite number"
         case jsonstrict.TooManyDigits(literal=s, digits=digits, bound=bound):
             return f"an integer of {digits} digits ({s[:12]}...); at most {bound} are read"
+        case jsonstrict.LoneSurrogate(path=path, escape=esc):
+            return (f"the string at {_short(jsonstrict.where(path))} holds a lone surrogate {esc}; "
+                    f"every string must be encodable as UTF-8")
     raise AssertionError(f"no words for {why!r}")
 
 
@@ -439,8 +442,9 @@ def read_json(path: str | os.PathLike, *, what: str = "config file",
 
 
 def _shape(value: Any, source: str) -> None:
-    """Refuse a value no JSON file could hold (non-finite numbers, nesting past MAX_DEPTH),
-    walking it without recursion so that the schema's own recursive walk is safe."""
+    """Refuse a value no JSON file could hold (non-finite numbers, strings UTF-8 cannot encode,
+    nesting past MAX_DEPTH), walking it without recursion so that the schema's own recursive
+    walk is safe."""
     stack = [(value, 1)]
     while stack:
         v, d = stack.pop()
@@ -451,3 +455,8 @@ def _shape(value: Any, source: str) -> None:
                 raise ConfigError(f"{source} nests objects and arrays more than {MAX_DEPTH} deep")
             items = v.values() if isinstance(v, Mapping) else v
             stack.extend((x, d + 1) for x in items)
+    # Strings last, by the one rule the reader of a file keeps, so the refusal names the path.
+    lone = jsonstrict.lone_surrogate(value)
+    if lone is not None:
+        raise ConfigError(f"{source} is not strict JSON: {_rule(lone)}")
+

@@ -2,9 +2,10 @@
 
 This module owns how JSON text becomes a value when a config, a recording
 or a model's answer is read: a key given twice, NaN or Infinity, a number
-too large to be finite, an integer past a digit bound, nesting past a depth
-bound (found by a scan, without recursion, before anything walks the
-text), empty text and anything after the value are each a refusal. A
+too large to be finite, an integer past a digit bound, a string UTF-8
+cannot hold (a lone surrogate, which only a \\u escape can write), nesting
+past a depth bound (found by a scan, without recursion, before anything
+walks the text), empty text and anything after the value are each a refusal. A
 refusal is `Unstrict`, whose `why` is a value saying which rule and what
 broke it, so the reader of a config and the reader of an answer (which
 speak to different people) each put it in their own words while the rules
@@ -19,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -95,8 +97,17 @@ class After:
     is_a_value: bool
 
 
-Why = Empty | TooDeep | Twice | NotANumber | Infinite | TooManyDigits | Syntax | Unreadable | After
-STRICT = (Twice, NotANumber, Infinite, TooManyDigits)
+@dataclass(frozen=True, slots=True)
+class LoneSurrogate:
+    """A string (a key or a value) holding half of a UTF-16 pair: no UTF-8 text can hold it."""
+
+    path: tuple[str | int, ...]     # where the string is, as `where` names it
+    escape: str                     # the half, as JSON writes it: \ud800
+
+
+Why = (Empty | TooDeep | Twice | NotANumber | Infinite | TooManyDigits | Syntax | Unreadable | After
+       | LoneSurrogate)
+STRICT = (Twice, NotANumber, Infinite, TooManyDigits, LoneSurrogate)
 """The reasons that are JSON a lax reader would take, refused here by rule."""
 
 
@@ -174,6 +185,35 @@ def _is_a_value(text: str, decoder: json.JSONDecoder) -> bool:
     return True
 
 
+# Only a \u escape can put a surrogate into a decoded string: UTF-8 bytes cannot hold one.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _surrogate(s: str) -> str | None:
+    for c in s:
+        if 0xD800 <= ord(c) <= 0xDFFF:
+            return f"\\u{ord(c):04x}"
+    return None
+
+
+def lone_surrogate(value: Any) -> LoneSurrogate | None:
+    """The first string in `value` (keys too) that UTF-8 cannot encode, found without recursion."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    while stack:
+        v, path = stack.pop()
+        if isinstance(v, str):
+            if (esc := _surrogate(v)) is not None:
+                return LoneSurrogate(path, esc)
+        elif isinstance(v, Mapping):
+            for k, x in reversed(list(v.items())):
+                if isinstance(k, str) and (esc := _surrogate(k)) is not None:
+                    return LoneSurrogate((*path, k), esc)
+                stack.append((x, (*path, k)))
+        elif isinstance(v, list | tuple):
+            stack.extend((x, (*path, i)) for i, x in reversed(list(enumerate(v))))
+    return None
+
+
 def decode(text: str, *, max_depth: int, max_digits: int | None = None) -> Any:
     """The one JSON value `text` holds, read strictly; else `Unstrict` saying why.
 
@@ -200,6 +240,8 @@ def decode(text: str, *, max_depth: int, max_digits: int | None = None) -> Any:
     if tail:
         line, col = line_col(text, len(text) - len(tail))
         raise Unstrict(After(line, col, tail, _is_a_value(tail, decoder)))
+    if _SURROGATE_ESCAPE.search(text) and (lone := lone_surrogate(value)) is not None:
+        raise Unstrict(lone)
     return value
 
 
@@ -224,4 +266,5 @@ def where(path: Any) -> str:
     out = "$"
     for p in path:
         out += f"[{p}]" if isinstance(p, int) else f".{p}"
-    return out
+    # A key holding a lone surrogate is named by its escape, so the refusal itself can be printed.
+    return out.encode("utf-8", "backslashreplace").decode("utf-8")

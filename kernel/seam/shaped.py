@@ -96,6 +96,8 @@ def _says(why: jsonstrict.Why) -> str:
             return "answered with more than one value"
         case jsonstrict.After(tail=tail):
             return f"answered with something after the value: {_short(tail)!r}"
+        case jsonstrict.LoneSurrogate(escape=esc):
+            return f"answered with a string holding a lone surrogate {esc}, which no UTF-8 text holds"
         case jsonstrict.Unreadable(detail=detail):
             # int() past its digit limit, or nesting deeper than the stack.
             return f"answered with something that cannot be read as JSON: {_short(detail)}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 import pytest
@@ -14,7 +15,7 @@ from kernel.seam import shaped
 from tests.strategies import examples
 
 ANY = b"{}"
-ATOMS = ('{', '}', '[', ']', ',', ':', '"a"', '"b"', '1', '-0', '1e999', '1.5', 'NaN', 'Infinity',
+ATOMS = ('{', '}', '[', ']', ',', ':', '"a"', '"b"', '"\\ud800"', '"\\ud83d\\ude00"', '1', '-0', '1e999', '1.5', 'NaN', 'Infinity',
          'true', 'null', ' ', '\n', '\x0b', '"x\\"y"', '"[["', 'x')
 
 
@@ -46,6 +47,8 @@ def test_a_config_and_a_model_answer_are_read_by_one_strict_json_reader(monkeypa
     ("[[[1]]]", jsonstrict.TooDeep(3, 2)),
     ("{} {}", jsonstrict.After(1, 4, "{}", True)),
     ("1 x", jsonstrict.After(1, 3, "x", False)),
+    ('{"a": ["x", "y\\ud800"]}', jsonstrict.LoneSurrogate(("a", 1), "\\ud800")),
+    ('[{"\\udfff": 1}]', jsonstrict.LoneSurrogate((0, "\udfff"), "\\udfff")),
 ])
 def test_each_refusal_is_a_value_naming_its_rule_and_what_broke_it(text, why):
     with pytest.raises(jsonstrict.Unstrict) as e:
@@ -90,3 +93,24 @@ def test_a_config_and_an_answer_accept_and_refuse_the_same_texts(text):
     c = _verdict(lambda: config.loads(text, source="c"))
     a = _verdict(lambda: shaped(answer(text), ANY))
     assert c == a
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.recursive(st.text() | st.integers(-9, 9) | st.none(),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+                    max_leaves=8))
+def test_json_text_is_read_exactly_when_every_string_it_holds_can_be_written_as_utf8(value):
+    text = json.dumps(value)   # ASCII, with every code point escaped: surrogates included
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        encodable = True
+    except UnicodeEncodeError:
+        encodable = False
+    if encodable:
+        assert jsonstrict.decode(text, max_depth=64) == value
+    else:
+        with pytest.raises(jsonstrict.Unstrict) as e:
+            jsonstrict.decode(text, max_depth=64)
+        assert isinstance(e.value.why, jsonstrict.LoneSurrogate)
+        with pytest.raises(ConfigError, match="lone surrogate"):
+            config.validate("world", value, source="w")
