@@ -43,7 +43,7 @@ from kernel.engine.run import (
     drive,
     writing,
 )
-from kernel.engine.scenario import Scenario, is_fork
+from kernel.engine.scenario import Scenario, is_fork, weighed
 from kernel.errors import ConfigError, ForkError
 from kernel.log import FORMAT, Header, LogWriter, encode, read_header, verify
 from kernel.log.frame import ZERO, frame_bytes, scan_raw
@@ -373,6 +373,7 @@ def plan(parent_log: str | os.PathLike, at: int, *, thought: str | os.PathLike |
         # its reflection and retrieval, and its night block (or no nights, without one)
         settings, night = fork_thought(parent, thought)
         child = replace(child, settings=settings, night=night)
+    weighed(child)    # a fork's thought or world may give rows its importance table cannot weigh
     rec = Path(parent_recording) if parent_recording is not None else None
     if rec is None and parent.exemplars is not None and parent.head_sha256 == s.head_hex:
         rec = parent.exemplars       # the log is the scenario's recorded run

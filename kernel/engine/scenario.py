@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from kernel import config, files
 from kernel.errors import ConfigError, VillageError
@@ -201,9 +202,8 @@ def load(name_or_path: str | os.PathLike, *,
         settings = msettings.of(**got, importance=imp, templates=read.templates())
         night = msettings.night_of(got["thought"])
         configs += got.items()
-    _weighs(v["name"], ipath, imp, world, settings)
     ex = v.get("exemplars")
-    return Scenario(
+    return weighed(Scenario(
         name=v["name"], folder=folder, description=v["description"], ticks=v["ticks"],
         head_sha256=v["head_sha256"], world=world, rules=Importance.from_value(imp.value),
         rules_digest=imp.digest, valences=valences(imp), settings=settings, night=night,
@@ -211,25 +211,43 @@ def load(name_or_path: str | os.PathLike, *,
         recorded_with=config.freeze(v.get("recorded_with", {})), reflecting=reflecting,
         files=tuple((k, c.path) for k, c in configs if k != "scenario"),
         parent=v.get("parent"), fork_at=v.get("fork_at"), raw=v, configs=tuple(configs),
-    )
+    ))
 
 
-def _weighs(name: str, path: Path, imp: config.Config, world: wconfig.WorldConfig,
-            settings: msettings.Settings | None) -> None:
-    """The importance table weighs every row the scenario's run can give: words where its
-    thought file has a talk block, and each kind of row its villagers are given."""
-    needs: list[tuple[str, str, str]] = []
-    if settings is not None and settings.talk is not None:
-        needs += [("did", "talk", "a talk block"), ("heard", "talk", "a talk block")]
+def weighed(sc: Scenario) -> Scenario:
+    """`sc`, once its importance table is known to weigh every row its run can give (`weighs`):
+    the loader asks it of a scenario, and a fork of the scenario it runs under a changed thought
+    or world config, so a table that cannot weigh a row is refused before tick 0."""
+    imp = dict(sc.configs)["importance"]
+    weighs(sc.name, str(imp.path), config.thaw(imp.value), sc.world,
+           talks=sc.settings is not None and sc.settings.talk is not None)
+    return sc
+
+
+def weighs(name: str, path: str, table: Mapping[str, Any], world: wconfig.WorldConfig, *,
+           talks: bool) -> None:
+    """The importance table `table` (read from `path`) weighs, and where it has a valence table
+    feels, every row the scenario's run can give: words where its thought file has a talk block
+    (`talks`), and each kind of row its villagers are given. Found here, before tick 0, not when the first such row is born.
+    The role a row takes is `laws.felt.role`'s: words said are the actor's, words heard (about
+    their speaker) and given rows (about others, by the world's rule) a witness's."""
+    needs: list[tuple[str, str, str, str]] = []
+    if talks:
+        needs += [("did", "talk", "actor", "a talk block"), ("heard", "talk", "witness", "a talk block")]
     for p in world.people:
         for g in p.given:
-            needs.append(("given", g.event, f"{p.name}'s given {g.event}"))
-    base = config.thaw(imp.value).get("base", {})
-    for kind, event, why in needs:
+            needs.append(("given", g.event, "witness", f"{p.name}'s given {g.event}"))
+    base = table.get("base", {})
+    valence = table.get("valence")
+    for kind, event, role, why in needs:
         if event not in base.get(kind, {}):
             raise ConfigError(f"scenario {name} has {why}, and its importance table {path} "
                               f"has no base weight for a {kind} {event} row "
                               f"(base.{kind}.{event})")
+        if valence is not None and role not in valence.get(kind, {}).get(event, {}):
+            raise ConfigError(f"scenario {name} has {why}, and its importance table {path} "
+                              f"has no valence for a {kind} {event} row's {role} "
+                              f"(valence.{kind}.{event}.{role})")
 
 
 def valences(importance: config.Config) -> lf.Valences | None:

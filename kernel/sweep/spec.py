@@ -27,6 +27,7 @@ from typing import Any
 from kernel import config
 from kernel.engine import scenario as msc
 from kernel.errors import ConfigError, VillageError
+from kernel.world import config as wconfig
 
 NO_HEAD = "0" * 64
 """The head hash a planned run's scenario.json carries until it has run (the schema asks for one)."""
@@ -250,6 +251,11 @@ def _files(base: dict[str, Any], seed: int, patch: Mapping[str, Any], ticks: int
     if "thought" in base:
         thought = merge(base["thought"], patch.get("thought", {}))
         config.validate("thought", thought, source="the run's thought.json (the override merged in)")
+        # what the run's loader refuses before tick 0 is refused here, as its plan is made
+        msc.weighs(raw["name"], "the run's importance.json (the override merged in)", importance,
+                   wconfig.from_value(config.freeze(world), digest=config.digest(world),
+                                      source="the run's world.json (the override merged in)"),
+                   talks="talk" in thought)
         raw.update(thought="thought.json", models="models.json")
         files[f"{SCENARIO_DIR}/thought.json"] = _json(thought)
         files[f"{SCENARIO_DIR}/models.json"] = _json(base["models"])
