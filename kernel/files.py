@@ -42,10 +42,19 @@ folder (a new project) is built the same way, hidden beside its place and
 renamed there whole, as is each run of a sweep (kernel.sweep, its `.part`
 folder). A run's log is the exception: it is appended to and crash-safe by
 itself (kernel.log), so it asks only the refusals (`check_new_file`).
+
+A file that a process writes only at its end, after minutes of work (a
+recording), has one writer at a time: `sole_writer` takes an exclusive lock
+on a hidden `.NAME.lock` beside it when the work starts (refused at once, in
+one line, while another process holds it) and removes it when the file is
+written or the process ends; the system drops a dead holder's lock, and a
+lock file left by one is taken over.
 """
 
 from __future__ import annotations
 
+import atexit
+import fcntl
 import os
 import stat
 import tempfile
@@ -97,6 +106,8 @@ class Words:
                       "allows {most}")
     path_long: str = "cannot write {path}: the path is {n} bytes, and the system allows {most}"
     unwritable: str = "cannot write {path}: {why}"
+    busy: str = ("{path} is being written by another village process (pid {pid}): a {what} has "
+                 "one writer at a time (wait for it, or pick another path)")
 
     def refuse(self, template: str, path: str | os.PathLike, **more: object) -> Exception:
         """The error to raise, its line made from `template` (one of the fields above)."""
@@ -559,3 +570,61 @@ def new_folder(path: str | os.PathLike, words: Words, *, inside: int = 0) -> Ite
         if isinstance(e, OSError):
             raise words.refuse("unwritable", p, why=e.strerror or e) from None
         raise
+
+
+# -- one writer at a time ---------------------------------------------------------
+
+
+class Held:
+    """An exclusive lock on `.NAME.lock` beside a file: `release` removes the lock file, then
+    lets the lock go (so a process that opens the old file after its removal finds it gone)."""
+
+    def __init__(self, lock: Path, fd: int):
+        self.lock, self.fd, self.pid = lock, fd, os.getpid()
+        atexit.register(self.release)
+
+    def release(self) -> None:
+        if self.fd < 0 or os.getpid() != self.pid:   # a forked child holds nothing of its own
+            return
+        fd, self.fd = self.fd, -1
+        try:
+            self.lock.unlink()
+        except OSError:
+            pass
+        os.close(fd)
+        atexit.unregister(self.release)
+
+
+def sole_writer(path: str | os.PathLike, words: Words) -> Held | None:
+    """Hold `path` as its one writer until `release` (or this process's end); refused in one
+    line (`busy`, naming the holder's pid) while another process holds it. None where the
+    folder does not exist yet: nothing can be writing there, and nothing is made here."""
+    path = Path(path)
+    lock = path.with_name(f".{path.name}.lock")
+    if not _is_dir(path.parent):
+        return None
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+        except OSError as e:
+            raise words.refuse("unwritable", lock, why=e.strerror or e) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pid = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            raise words.refuse("busy", path, pid=pid) from None
+        # The holder before us may have removed the file as we opened it: hold the file that
+        # is at the name now, or try again.
+        try:
+            now = os.stat(lock, follow_symlinks=False)
+        except FileNotFoundError:
+            os.close(fd)
+            continue
+        mine = os.fstat(fd)
+        if (now.st_dev, now.st_ino) != (mine.st_dev, mine.st_ino):
+            os.close(fd)
+            continue
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
+        return Held(lock, fd)

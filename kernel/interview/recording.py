@@ -39,7 +39,10 @@ def document(oracle, s: isn.Session, battery_path: str | None) -> dict[str, Any]
 
 
 def save(path: str | os.PathLike, oracle, s: isn.Session, battery_path: str | None) -> Path:
-    return exemplar.write_atomic(path, exemplar.dumps(document(oracle, s, battery_path)))
+    try:
+        return exemplar.save(path, document(oracle, s, battery_path))
+    finally:
+        oracle.release()
 
 
 def meta_of(path: str | os.PathLike) -> dict[str, Any]:

@@ -190,6 +190,28 @@ def check_target(path: str | os.PathLike) -> Path:
     return out.check() if out.path.parent.is_dir() else out.path
 
 
+def hold(path: str | os.PathLike) -> files.Held | None:
+    """Be the one writer of the recording at `path` from now until it is written (`save`
+    releases it) or this process ends; refused in one line while another process is."""
+    return files.sole_writer(output(path).path, WORDS)
+
+
+def save(path: str | os.PathLike, doc: Mapping[str, Any]) -> Path:
+    """Write the recording `doc` at `path`, atomically, once it is known to read back: a
+    document `load` would refuse (a field out of its schema's range, say) is refused here and
+    the file at `path` stays as it was, so a recording is never replaced by one no replay reads."""
+    try:
+        data = dumps(doc)
+        load(config.loads(data, source="the recording", error=OracleError))
+    except (ValueError, TypeError, RecursionError) as e:   # not JSON at all: NaN, a set, ...
+        raise OracleError(f"the recording made is not JSON ({e}), so it is not written and "
+                          f"{files.a_path(path, WORDS)} is as it was") from None
+    except OracleError as e:
+        raise OracleError(f"the recording made is not one that reads back, so it is not "
+                          f"written and {files.a_path(path, WORDS)} is as it was: {e}") from None
+    return write_atomic(path, data)
+
+
 def write_atomic(path: str | os.PathLike, data: bytes) -> Path:
     """Write a recording so a reader sees the old file or the new one, making its folder if
     need be; refused first where the output guard refuses it."""

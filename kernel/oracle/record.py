@@ -31,8 +31,10 @@ class RecordingOracle(Oracle):
         self.inner = inner
         self.backend = inner.backend
         self.path = None if path is None else Path(path)
+        self.held = None
         if self.path is not None:
             exemplar.check_target(self.path)   # before the run, not after it
+            self.held = exemplar.hold(self.path)   # and no other process records there meanwhile
         self.records: list[dict[str, Any]] = []
 
     def _digest(self, model: str) -> str:
@@ -66,7 +68,16 @@ class RecordingOracle(Oracle):
         target = Path(path) if path is not None else self.path
         if target is None:
             raise OracleError("the recording has no file to go to: pass save() a path")
-        return exemplar.write_atomic(target, exemplar.dumps(self.document()))
+        try:
+            return exemplar.save(target, self.document())
+        finally:
+            self.release()
+
+    def release(self) -> None:
+        """Let another process record to this recording's path."""
+        if self.held is not None:
+            self.held.release()
+            self.held = None
 
     def close(self) -> None:
         self.inner.close()
