@@ -577,22 +577,36 @@ def new_folder(path: str | os.PathLike, words: Words, *, inside: int = 0) -> Ite
 
 class Held:
     """An exclusive lock on `.NAME.lock` beside a file: `release` removes the lock file, then
-    lets the lock go (so a process that opens the old file after its removal finds it gone)."""
+    lets the lock go (so a process that opens the old file after its removal finds it gone).
+    Within one process the lock is shared: each `sole_writer` of the same path holds it once
+    more, and it goes when the last lets it go (one process is one writer)."""
 
     def __init__(self, lock: Path, fd: int):
-        self.lock, self.fd, self.pid = lock, fd, os.getpid()
-        atexit.register(self.release)
+        self.lock, self.fd, self.pid, self.count = lock, fd, os.getpid(), 1
+        atexit.register(self._drop)
 
     def release(self) -> None:
         if self.fd < 0 or os.getpid() != self.pid:   # a forked child holds nothing of its own
             return
+        self.count -= 1
+        if self.count <= 0:
+            self._drop()
+
+    def _drop(self) -> None:
+        if self.fd < 0 or os.getpid() != self.pid:
+            return
         fd, self.fd = self.fd, -1
+        _HELD.pop(str(self.lock), None)
         try:
             self.lock.unlink()
         except OSError:
             pass
         os.close(fd)
-        atexit.unregister(self.release)
+        atexit.unregister(self._drop)
+
+
+_HELD: dict[str, Held] = {}
+"""The locks this process holds, by lock file."""
 
 
 def sole_writer(path: str | os.PathLike, words: Words) -> Held | None:
@@ -600,9 +614,13 @@ def sole_writer(path: str | os.PathLike, words: Words) -> Held | None:
     line (`busy`, naming the holder's pid) while another process holds it. None where the
     folder does not exist yet: nothing can be writing there, and nothing is made here."""
     path = Path(path)
-    lock = path.with_name(f".{path.name}.lock")
     if not _is_dir(path.parent):
         return None
+    lock = Path(os.path.abspath(path.with_name(f".{path.name}.lock")))
+    mine = _HELD.get(str(lock))
+    if mine is not None and mine.fd >= 0 and mine.pid == os.getpid():
+        mine.count += 1
+        return mine
     while True:
         try:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
@@ -621,10 +639,11 @@ def sole_writer(path: str | os.PathLike, words: Words) -> Held | None:
         except FileNotFoundError:
             os.close(fd)
             continue
-        mine = os.fstat(fd)
-        if (now.st_dev, now.st_ino) != (mine.st_dev, mine.st_ino):
+        st = os.fstat(fd)
+        if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
             os.close(fd)
             continue
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
-        return Held(lock, fd)
+        held = _HELD[str(lock)] = Held(lock, fd)
+        return held

@@ -103,8 +103,9 @@ def talk_logs(draw, *, max_villagers: int = 5, max_frames: int = 10):
     cells = [(draw(st.integers(0, 3)), draw(st.integers(0, 3))) for _ in range(n)]
     first = founded(*cells)
     told = draw(st.lists(st.integers(1, n), min_size=0, max_size=2, unique=True))
-    first += [news(v, x=draw(st.integers(0, 3)), y=draw(st.integers(0, 3)),
-                   day=draw(st.integers(0, 2))) for v in told]
+    # one piece of news: its cell and day are drawn once, and every villager told it is told the same
+    x, y, day = draw(st.integers(0, 3)), draw(st.integers(0, 3)), draw(st.integers(0, 2))
+    first += [news(v, x=x, y=y, day=day) for v in told]
     for a in range(1, n + 1):
         for b in range(a + 1, n + 1):
             if draw(st.booleans()):

@@ -47,16 +47,19 @@ def command() -> list[str]:
 
 def village(*args: str, cwd: str | os.PathLike | None = None, timeout: float = 120,
             environ: dict[str, str] | None = None,
-            preexec_fn: Callable[[], None] | None = None) -> subprocess.CompletedProcess:
+            preexec_fn: Callable[[], None] | None = None,
+            input: str | None = None) -> subprocess.CompletedProcess:
     """`village ARGS` as a process of its own; its exit code, stdout and stderr as text.
 
     `preexec_fn` runs in the child before the program starts (a resource limit, say); bytes
-    that are not UTF-8 come back backslash-escaped rather than failing the test's decode."""
+    that are not UTF-8 come back backslash-escaped rather than failing the test's decode;
+    `input` is its standard input (else it reads nothing)."""
     global _started
     _started += 1
+    stdin = {"input": input} if input is not None else {"stdin": subprocess.DEVNULL}
     return subprocess.run(command() + list(args), capture_output=True, text=True, cwd=cwd,
                           env=environ if environ is not None else env(), timeout=timeout,
-                          stdin=subprocess.DEVNULL, preexec_fn=preexec_fn, errors="backslashreplace")
+                          preexec_fn=preexec_fn, errors="backslashreplace", **stdin)
 
 
 def start(*args: str, cwd: str | os.PathLike | None = None, environ: dict[str, str] | None = None,

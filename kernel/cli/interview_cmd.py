@@ -207,6 +207,8 @@ def interview_cmd(source: str, question: str | None, who: tuple[str, ...], tick:
         raise click.UsageError("one QUESTION is put to one villager: give --who NAME once")
     if question is not None and variants:
         raise click.UsageError("--variant is for --battery")
+    if question is not None:
+        isn.question_of(question)     # refused before the log is read or a model is loaded
     b = ib.load(battery) if battery is not None else ib.of({"questions": [
         {"id": "asked", "category": "self", "text": "asked"}]})
     with _source(source) as (log, sc):

@@ -342,7 +342,10 @@ def felt_lines(sc: msc.Scenario, who: str | None, tick: int | None) -> list[str]
     from kernel.report import felt as rf
 
     if who is None:
-        raise VillageError("reflect felt shows one villager: give --who NAME")
+        if not sc.reflecting:
+            raise VillageError(f"nobody reflects in {sc.name}, so no villager is shown by "
+                               f"default: give --who NAME")
+        who = sc.reflecting[0]        # as --who says: the first who reflects
     run = rf.felt_run(sc, until=tick)
     name, rows = rf.felt_rows(run, who)
     out = [f"  {name}'s {len(rows)} rows at tick {run.at}: strengths and valences in units "
@@ -519,7 +522,8 @@ def night_cmd(who: str | None, day: int | None, scenario: str | None) -> None:
               help="The tick to show (default: the run's last).")
 @_scenario
 def felt_cmd(who: str | None, tick: int | None, scenario: str | None) -> None:
-    """One villager's rows with their felt strengths at a tick (give --who NAME)."""
+    """One villager's rows with their felt strengths at a tick (--who NAME, else the first who
+    reflects)."""
     show_felt(scenario, who, tick)
 
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from kernel import laws
+from kernel import config, laws
 from kernel.engine.felt import felt_of
 from kernel.engine.projection import MemoryProjection, fold
 from kernel.engine.scenario import Scenario
@@ -319,12 +319,25 @@ def _cosines(s: Session, known: Mapping[int, np.ndarray], oracle, st: Settings) 
         x.cosine = float(np.mean(cs)) if cs else None
 
 
+def question_of(question: str) -> Question:
+    """A question put outside the battery (its category `asked`): words, at most as long as a
+    battery's question may be (configs/schema/interview.json); else refused, nothing asked."""
+    most = config.schema_for("interview")["properties"]["questions"]["items"]["properties"][
+        "text"]["maxLength"]
+    if not question.strip():
+        raise VillageError(f"the question {question!r} is {'empty' if not question else 'blank'}: "
+                           f"a question is words, and nothing is asked")
+    if len(question) > most:
+        raise VillageError(f"the question is {len(question):,} characters: a question is at most "
+                           f"{most}, as in a battery, and nothing is asked")
+    return Question(id="asked", category=ASKED, text=question.replace("{", "{{").replace("}", "}}"))
+
+
 def one(a: At, villager: str, question: str, oracle, *, battery: Battery,
         template: TemplateFile | None = None) -> Session:
-    """One question put to one villager, outside the battery (its category `asked`)."""
-    q = Question(id="asked", category=ASKED, text=question.replace("{", "{{").replace("}", "}}"))
+    """One question put to one villager, outside the battery (`question_of`)."""
     return ask(a, battery, oracle, who=(villager,), variants=("full",), template=template,
-               questions=(q,))
+               questions=(question_of(question),))
 
 
 # -- the scores ---------------------------------------------------------------------------

@@ -297,6 +297,24 @@ def _spread_one(name: str, given: list[tuple[int, int, ev.Given, int]],
     return list(held.values()), carried, unheld
 
 
+def one_piece(name: str, given: Sequence[tuple[int | str, tuple[str, ...], int | None, int | None,
+                                              int | None]], *, where: str) -> None:
+    """A name is one piece of news: every row given under it tells it in the same words and
+    names the same cell and day (the text each villager is given may differ). `given` holds
+    (to whom, words, x, y, day) a row; two that differ are two pieces of news under one name,
+    whose spreads would be counted as one, so they are refused, naming both."""
+    first = given[0]
+    for g in given[1:]:
+        for k, what in ((1, "words"), (2, "cell"), (3, "cell"), (4, "day")):
+            if g[k] != first[k]:
+                show = ((lambda r: f"{r[2]},{r[3]}") if what == "cell" else
+                        (lambda r: " ".join(r[1]) or "none") if what == "words" else
+                        (lambda r: r[4]))
+                raise LawError(f"{where}: the news {name!r} given to {first[0]} and to {g[0]} "
+                               f"differ in their {what} ({show(first)} and {show(g)}): a name "
+                               f"is one piece of news; name each piece its own")
+
+
 def _per_day(holders: Sequence[Holding], ticks_per_day: int, last_tick: int | None) -> tuple[int, ...]:
     if last_tick is None:
         return ()
@@ -396,6 +414,10 @@ def spread(frames: Iterable[Frame], rows: Iterable[Memory], *, ticks_per_day: in
     order: dict[str, list[tuple[int, int, ev.Given, int]]] = {}
     for g in given:
         order.setdefault(g[2].news, []).append(g)
+    for name, gs in order.items():
+        one_piece(name, [(names.get(g[2].villager, f"villager {g[2].villager}"), g[2].words,
+                          g[2].x, g[2].y, g[2].day) for g in gs],
+                  where=f"the log's given rows at ticks {sorted({g[0] for g in gs})[:4]}")
     trails = None
     out = []
     for name, gs in order.items():

@@ -457,6 +457,12 @@ class _Frame:
     def given(self, e: ev.Given) -> None:
         # A given row is the villager's before it has lived anything: about whom the scenario
         # says, in sight or not, so it is made here and not by `row`; given rows are few.
+        # It is given as its villager is founded (kernel.mind.given), so never to one that no
+        # founding before it named: a log with one is not a run's, whatever its chain says.
+        if e.villager not in self.names:
+            raise PerceptionError(f"a given row at tick {self.tick} is for villager {e.villager}, "
+                                  f"whom no founding before it names: a given row is given to a "
+                                  f"villager as it is founded")
         w = self.table.rules.weigh("given", e.event, first=self.first(e.villager, "given", e.event))
         self.rows.append(_row(self.next_id, e.villager, self.tick, "given", e.event, e.text, w,
                               tuple(sorted(set(e.about)))))

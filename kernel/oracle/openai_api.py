@@ -35,7 +35,10 @@ from the config, logical name to served name.
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
+import threading
 import time
 import urllib.parse
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -44,7 +47,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from kernel.errors import OracleError
+from kernel import jsonstrict
+from kernel.errors import OracleError, Unstrict
 from kernel.oracle.base import Ask, Oracle, Said
 from kernel.oracle.fanout import BUSY, Servers, busy_retried
 from kernel.oracle.minilm import Composed
@@ -201,15 +205,18 @@ class OpenAIOracle(Oracle):
         self.backoff_cap_s = backoff_cap_s
         self.sleep = sleep
         self._openai = _import_client()
+        self._key = api_key or os.environ.get(KEY_ENV) or "none"
         try:
-            self.client = self._openai.OpenAI(base_url=base_url,
-                                              api_key=api_key or os.environ.get(KEY_ENV) or "none",
-                                              timeout=self.timeout, max_retries=0)
+            self.client = self._client()
         except Exception as e:  # what check_url let through and the client still refuses
             raise OracleError(f"{where} {base_url!r} is not a URL this client can reach "
                               f"({_one_line(str(e))}): {URL_RULE}") from None
         self._served: dict[str, dict[str, Any]] | None = None   # served name -> its entry
         self._schema_as = self._how_schema()
+
+    def _client(self) -> Any:
+        return self._openai.OpenAI(base_url=self.base_url, api_key=self._key,
+                                   timeout=self.timeout, max_retries=0)
 
     # -- what is sent, said once ----------------------------------------------------
 
@@ -258,17 +265,12 @@ class OpenAIOracle(Oracle):
     def _digest(self, model: str) -> str:
         name, pinned, weights = self.models.get(model, (model, None, None))
         if self._served is None:
-            listed = self._call("list models", name, lambda: self.client.models.list())
-            self._served = {}
-            for m in getattr(listed, "data", None) or ():
-                extra = getattr(m, "model_extra", None) or {}
-                self._served[str(m.id)] = dict(extra)
+            body = self._call("list models", name, lambda: self.client.models.with_raw_response.list())
+            self._served = self._checked("list models", name, _listed, body)
         entry = self._served.get(name)
         if entry is None:
             raise self._not_served(name)
-        reported = next((str(entry[k]) for k in ("digest", "sha256") if entry.get(k)), None)
-        reported = reported.split(":", 1)[1] if reported and reported.startswith("sha256:") \
-            else reported
+        reported = entry.get("digest")
         if reported:
             if pinned and pinned != reported and not self.accept_digest:
                 raise OracleError(f"model {name} on {self.host} is at digest {reported[:16]}, "
@@ -295,25 +297,90 @@ class OpenAIOracle(Oracle):
 
     # -- the wire -------------------------------------------------------------------
 
-    def _call(self, what: str, name: str, fn: Callable[[], T]) -> T:
+    def _call(self, what: str, name: str, fn: Callable[[], Any]) -> Any:
+        """The JSON value of the body the server answers `fn`'s request with (`fn` asks the
+        client for the raw response), read by the strict reader; every way the server can fail
+        to give one is one line. `timeout` bounds the whole answer, not each read of it: a
+        server that drips its body slower than that is cut off, its connection closed."""
         o = self._openai
         try:
-            return busy_retried(fn, attempts=self.attempts, base_s=self.backoff_s,
-                                cap_s=self.backoff_cap_s, sleep=self.sleep,
-                                code_of=lambda e: e.status_code
-                                if isinstance(e, o.APIStatusError) else None)
+            raw = busy_retried(lambda: self._within(fn, what), attempts=self.attempts,
+                               base_s=self.backoff_s, cap_s=self.backoff_cap_s, sleep=self.sleep,
+                               code_of=lambda e: e.status_code
+                               if isinstance(e, o.APIStatusError) else None)
+        except _Dripped:
+            raise OracleError(f"the server at {self.host} did not finish its answer to the "
+                              f"{what} call to {name} within {self.timeout:g} s (timeout_s bounds "
+                              f"a whole answer, not each read of it): its connection is "
+                              f"closed") from None
         except o.APIStatusError as e:
             raise self._failed(what, name, e.status_code, _message(e)) from None
         except o.APITimeoutError:   # before APIConnectionError: it is one of those
             raise OracleError(f"the server at {self.host} did not answer the {what} call to "
                               f"{name} within {self.timeout:g} s") from None
-        except o.APIConnectionError:
+        except o.APIConnectionError as e:
+            if _redirects(e):
+                raise OracleError(f"the server at {self.base_url} redirected the {what} call to "
+                                  f"{name} round and round ({_one_line(str(_redirects(e)))}): "
+                                  f"fix the base URL or the server's redirects") from None
             raise OracleError(f"no server at {self.base_url} answered the {what} call to "
                               f"{name}: start it, or set {URL_ENV}") from None
         except (o.APIError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise OracleError(f"the server at {self.host} answered the {what} call to {name} "
                               f"with a body this client cannot read: "
                               f"{type(e).__name__}: {_one_line(str(e))}") from None
+        content = getattr(raw, "content", raw)
+        try:
+            text = content.decode("utf-8") if isinstance(content, bytes | bytearray) else content
+            return jsonstrict.decode(text, max_depth=BODY_DEPTH)
+        except UnicodeDecodeError as e:
+            raise self._bad(what, name, f"a body that is not UTF-8 (byte {e.start})") from None
+        except Unstrict as e:
+            raise self._bad(what, name, f"a body that is not strict JSON ({_why(e.why)})") from None
+        except (AttributeError, TypeError):
+            raise self._bad(what, name, "no body to read") from None
+
+    def _within(self, fn: Callable[[], T], what: str) -> T:
+        """`fn()`, given `timeout` seconds for all of it (the client's own timeout bounds each
+        read, which a server sending a byte at a time never passes); past it the connection is
+        closed and `_Dripped` raised."""
+        box: dict[str, Any] = {}
+
+        def asked() -> None:
+            try:
+                box["value"] = fn()
+            except BaseException as e:  # noqa: BLE001 - handed to the caller's thread whole
+                box["error"] = e
+
+        worker = threading.Thread(target=asked, name=f"openai {what}", daemon=True)
+        worker.start()
+        worker.join(self.timeout + 1.0)   # the client's own timeout ends a silent server first
+        if worker.is_alive():
+            self._cut_off()
+            raise _Dripped()
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    def _cut_off(self) -> None:
+        """Close the client (and so the connection a server is dripping into) and start a new
+        one for any call after this."""
+        try:
+            self.client.close()
+        except Exception:  # noqa: BLE001 - it is being thrown away
+            pass
+        self.client = self._client()
+
+    def _bad(self, what: str, name: str, detail: str) -> OracleError:
+        return OracleError(f"the server at {self.host} answered the {what} call to {name} with "
+                           f"{detail}: nothing of it is used or recorded")
+
+    def _checked(self, what: str, name: str, check: Callable[[Any], T], body: Any) -> T:
+        """`check(body)`: what a body holds, once each field is the type and range it must be."""
+        try:
+            return check(body)
+        except _Bad as e:
+            raise self._bad(what, name, str(e)) from None
 
     def _failed(self, what: str, name: str, code: int, error: str) -> OracleError:
         if code in BUSY:
@@ -362,41 +429,24 @@ class OpenAIOracle(Oracle):
     def _generate(self, ask: Ask) -> Said:
         name = self._name(ask.model)
         digest = self.digest(ask.model)
-        body = self.request(ask)
+        req = self.request(ask)
         start = time.perf_counter_ns()
-        r = self._call(ask.purpose, name, lambda: self.client.chat.completions.create(**body))
+        body = self._call(ask.purpose, name,
+                          lambda: self.client.chat.completions.with_raw_response.create(**req))
         took = time.perf_counter_ns() - start
-        try:
-            choice = r.choices[0]
-            text = choice.message.content or ""
-            reason = choice.finish_reason or ""
-        except (AttributeError, IndexError, TypeError):
-            raise OracleError(f"the server at {self.host} answered the {ask.purpose} call to "
-                              f"{name} with no choice to read") from None
-        usage = getattr(r, "usage", None)
-        return Said(text=text, done_reason=str(reason),
-                    tokens_in=getattr(usage, "prompt_tokens", 0) or 0,
-                    tokens_out=getattr(usage, "completion_tokens", 0) or 0,
+        text, reason, tokens_in, tokens_out = self._checked(ask.purpose, name, _completion, body)
+        return Said(text=text, done_reason=reason, tokens_in=tokens_in, tokens_out=tokens_out,
                     took_ns=took, load_ns=0, model=ask.model, digest=digest)
 
     def _embed(self, model: str, texts: list[str], purpose: str) -> tuple[np.ndarray, int, int]:
         name = self._name(model)
         self.digest(model)
         start = time.perf_counter_ns()
-        r = self._call(purpose, name, lambda: self.client.embeddings.create(model=name,
-                                                                             input=texts))
+        body = self._call(purpose, name, lambda: self.client.embeddings.with_raw_response.create(
+            model=name, input=texts))
         took = time.perf_counter_ns() - start
-        try:
-            rows = sorted(r.data, key=lambda e: e.index)
-            v = np.asarray([e.embedding for e in rows], dtype=np.float32)
-        except (TypeError, ValueError, AttributeError):
-            raise OracleError(f"the server at {self.host} answered the {purpose} call to {name} "
-                              f"with embeddings that are not a table of numbers") from None
-        if v.ndim != 2 or v.shape[0] != len(texts):
-            raise OracleError(f"the server at {self.host} answered {len(texts)} texts with "
-                              f"embeddings of shape {v.shape}")
-        usage = getattr(r, "usage", None)
-        return v, took, getattr(usage, "prompt_tokens", 0) or 0
+        v, tokens = self._checked(purpose, name, lambda b: _embeddings(b, len(texts)), body)
+        return v, took, tokens
 
     def close(self) -> None:
         self.client.close()
@@ -533,3 +583,158 @@ def _message(e: Any) -> str:
 def _one_line(s: str) -> str:
     s = " ".join(str(s).split())
     return s if len(s) <= 200 else s[:200] + "..."
+
+
+# -- what a body must hold -----------------------------------------------------------
+#
+# A server's body is read by the strict reader (no NaN, no key twice, no lone surrogate) and
+# then every field used is checked for its type and range before anything reads it: a field
+# out of its rule is one line naming the server and the field, and nothing of the answer is
+# used or recorded. Fields no call uses are not looked at.
+
+BODY_DEPTH = 64
+"""The deepest a body may nest (an answer's text is a string in it, however it nests)."""
+
+COUNT_MAX = 2**63 - 1
+"""The largest token count: the recording's own bound (configs/schema/exemplar.json, count)."""
+
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+"""The largest number a vector's 32-bit float holds."""
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+class _Dripped(Exception):
+    """A call whose answer had not all come within the timeout."""
+
+
+class _Bad(Exception):
+    """A field of a body out of its rule; its text names the field and what it held."""
+
+
+def _shown(v: Any) -> str:
+    return _one_line(repr(v))[:80]
+
+
+def _object(v: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(v, dict):
+        raise _Bad(f"{where} {_shown(v)}, not an object")
+    return v
+
+
+def _list(v: Any, where: str) -> list:
+    if not isinstance(v, list):
+        raise _Bad(f"{where} {_shown(v)}, not a list")
+    return v
+
+
+def _count(usage: Any, key: str) -> int:
+    if usage is None:
+        return 0
+    v = _object(usage, "usage").get(key)
+    if v is None:
+        return 0
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise _Bad(f"usage.{key} {_shown(v)}, not a whole number of tokens")
+    if not 0 <= v <= COUNT_MAX:
+        raise _Bad(f"usage.{key} {v}, not a count of tokens from 0 to {COUNT_MAX}")
+    return v
+
+
+def _text(v: Any, where: str) -> str:
+    if v is None:
+        return ""
+    if not isinstance(v, str):
+        raise _Bad(f"{where} {_shown(v)}, not text")
+    if "\x00" in v:
+        raise _Bad(f"{where} holding a NUL character, which no text of a model's answer holds")
+    return v
+
+
+def _listed(body: Any) -> dict[str, dict[str, Any]]:
+    """Served name -> {"digest": the sha256 its entry reports, if it reports one}."""
+    data = _list(_object(body, "the model list").get("data"), "data")
+    out: dict[str, dict[str, Any]] = {}
+    for i, m in enumerate(data):
+        m = _object(m, f"data[{i}]")
+        mid = m.get("id")
+        if not isinstance(mid, str) or not mid:
+            raise _Bad(f"data[{i}].id {_shown(mid)}, not a model's name")
+        entry: dict[str, Any] = {}
+        for k in ("digest", "sha256"):
+            v = m.get(k)
+            if v is None or v == "":
+                continue
+            hexed = v.split(":", 1)[1] if isinstance(v, str) and v.startswith("sha256:") else v
+            if not isinstance(hexed, str) or not _HEX64.fullmatch(hexed):
+                raise _Bad(f"data[{i}].{k} {_shown(v)}, not a sha256 digest (64 hex digits)")
+            entry.setdefault("digest", hexed)
+        out[mid] = entry
+    return out
+
+
+def _completion(body: Any) -> tuple[str, str, int, int]:
+    """The answer's text, finish reason and token counts."""
+    body = _object(body, "the completion")
+    choices = _list(body.get("choices"), "choices")
+    if not choices:
+        raise _Bad("no choice to read")
+    choice = _object(choices[0], "choices[0]")
+    message = _object(choice.get("message"), "choices[0].message")
+    text = _text(message.get("content"), "choices[0].message.content")
+    reason = _text(choice.get("finish_reason"), "choices[0].finish_reason")
+    usage = body.get("usage")
+    return text, reason, _count(usage, "prompt_tokens"), _count(usage, "completion_tokens")
+
+
+def _embeddings(body: Any, n: int) -> tuple[np.ndarray, int]:
+    """The vectors in the texts' order, and the tokens read."""
+    body = _object(body, "the embeddings")
+    data = _list(body.get("data"), "data")
+    rows: list[tuple[int, list]] = []
+    for i, e in enumerate(data):
+        e = _object(e, f"data[{i}]")
+        at = e.get("index", i)
+        if isinstance(at, bool) or not isinstance(at, int):
+            raise _Bad(f"data[{i}].index {_shown(at)}, not a whole number")
+        vec = _list(e.get("embedding"), f"data[{i}].embedding")
+        for x in vec:
+            if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
+                raise _Bad(f"data[{i}].embedding holding {_shown(x)}, not a finite number")
+            if abs(x) > FLOAT32_MAX:
+                raise _Bad("an embedding too large to hold as a 32-bit number")
+        rows.append((at, vec))
+    if sorted(at for at, _ in rows) != list(range(n)):
+        raise _Bad(f"{len(rows)} embeddings indexed {sorted(at for at, _ in rows)[:8]}, for "
+                   f"{n} texts")
+    widths = {len(v) for _, v in rows}
+    if len(widths) > 1 or 0 in widths:
+        raise _Bad(f"embeddings of widths {sorted(widths)[:4]}, not one width above 0")
+    v = np.asarray([vec for _, vec in sorted(rows, key=lambda r: r[0])], dtype=np.float32)
+    return v, _count(body.get("usage"), "prompt_tokens")
+
+
+def _redirects(e: BaseException) -> BaseException | None:
+    """The redirect loop under a connection error, if that is what it is."""
+    seen = e
+    while seen is not None:
+        # by name: the client's HTTP library is httpx, or a fork of it under another name
+        if type(seen).__name__ == "TooManyRedirects":
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _why(why: Any) -> str:
+    match why:
+        case jsonstrict.LoneSurrogate(path=path, escape=esc):
+            return f"the string at {jsonstrict.where(path)} holds a lone surrogate {esc}"
+        case jsonstrict.NotANumber(name=n):
+            return f"{n}, which is not a number JSON has"
+        case jsonstrict.Twice(key=k):
+            return f"the key {_shown(k)} twice in one object"
+        case jsonstrict.Syntax(msg=msg, line=line, col=col):
+            return f"{msg} at line {line} column {col}"
+        case jsonstrict.Empty():
+            return "nothing"
+    return type(why).__name__

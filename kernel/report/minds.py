@@ -30,6 +30,7 @@ from kernel.engine.projection import MemoryProjection
 from kernel.engine.replay import follow, replay
 from kernel.engine.scenario import Scenario, load_rules
 from kernel.engine.scenario import load as load_scenario
+from kernel.errors import VillageError
 from kernel.laws import minds as lm
 from kernel.log import read_header, verify
 from kernel.mind.reflect import Round
@@ -170,13 +171,15 @@ class _Recorded:
 
 def _recorded(paths: Iterable[Path]) -> _Recorded:
     """Each generation call's tokens in and out, limit and nanoseconds, by its prompt's sha256
-    in call order, and
+    and its answer in call order, and
     every embedded text's vector (the first recorded), from the recordings."""
     rec = _Recorded()
     for path in paths:
         for call in exemplar.load(path)["calls"]:
             if call["kind"] == "generate":
-                rec.tokens[call["prompt_sha256"]].append(
+                # a call is the run's when its prompt and its answer are the run's: a recording
+                # of another run of the same configs asks some of the same prompts
+                rec.tokens[(call["prompt_sha256"], call["answer"])].append(
                     (call["tokens_in"], call["tokens_out"], call["options"]["limit"],
                      call["took_ns"]))
             else:
@@ -218,7 +221,7 @@ def _shown(rounds: Sequence[Round] | None) -> dict[tuple[int, int, int], dict[in
 
 
 def _answer(c: _Call, rec: _Recorded, runs: frozenset | None) -> lm.Answer:
-    known = rec.tokens.get(c.prompt_sha256)
+    known = rec.tokens.get((c.prompt_sha256, c.text))
     tokens_in, tokens_out, limit, took_ns = known.popleft() if known else (None,) * 4
     asked = lm.said(c.text) if c.purpose == "questions" else ()
     return lm.Answer(
@@ -375,7 +378,23 @@ def _of_log(log: Path, exemplars: str | os.PathLike | None) -> Minds:
     g = Gather()
     follow(log, [g], rules=sc.rules if sc is not None else load_rules())
     recordings = (Path(exemplars),) if exemplars is not None else ()
+    if exemplars is not None:
+        _is_its_recording(log, g, Path(exemplars))
     return measure(g, inputs_of(sc, None, recordings), run=log.name, notes=[note])
+
+
+def _is_its_recording(log: Path, g: Gather, path: Path) -> None:
+    """Refuse a recording given for a log that holds none of the log's calls: each call the
+    log answered is matched by its prompt's sha256 and its answer, and a recording of another
+    run (of the same configs, say) matches few or none; its costs would be printed as the
+    log's."""
+    rec = _recorded((path,))
+    asked = list(g.calls)
+    found = sum(1 for c in asked if rec.tokens.get((c.prompt_sha256, c.text)))
+    if asked and not found:
+        raise VillageError(f"{path} is not the recording of {log}: none of the {len(asked)} "
+                           f"calls the log answered is in it (by prompt and answer); give the "
+                           f"run's own recording with --exemplars")
 
 
 def _rounded(x: float | None) -> float | None:

@@ -17,6 +17,8 @@ from typing import Any
 from kernel import config as configs
 from kernel.calendar import Calendar
 from kernel.errors import ConfigError
+from kernel.laws import news as news_law
+from kernel.laws._errors import LawError
 from kernel.laws.attractor import slugify
 
 SIGHT_MOST = 64
@@ -221,6 +223,17 @@ def from_value(value: Any, *, digest: str, source: str = "world config") -> Worl
     people = [replace(p, given=_given(source, i, p.name, list(v.get("given", ())), by_name,
                                       width, height)) if v.get("given") else p
               for i, (p, v) in enumerate(zip(people, value["villagers"], strict=True))]
+    pieces: dict[str, list] = {}
+    for p in people:
+        for g in p.given:
+            if g.news:
+                pieces.setdefault(g.news, []).append(
+                    (p.name, g.words, *(g.cell if g.cell is not None else (None, None)), g.day))
+    try:
+        for name, rows in pieces.items():
+            news_law.one_piece(name, rows, where=source)
+    except LawError as e:
+        raise ConfigError(str(e)) from None
     food = value["food"]
     lo, hi = int(food["start_grams_min"]) * 1000, int(food["start_grams_max"]) * 1000
     cap = int(food["max_grams"]) * 1000

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernel import events as ev
+from kernel.errors import LawError
 from kernel.laws import news as ln
 from tests.news_logs import talk_logs
 from tests.strategies import examples
@@ -168,3 +169,25 @@ def test_a_word_of_the_news_tells_it_whole_and_in_any_case(text):
 @given(st.sampled_from(("feasting", "unfeast", "feasts", "fea st", "", "beast")))
 def test_a_word_inside_a_longer_one_tells_nothing(text):
     assert not ln.mentions(text, ("feast",))
+
+
+@settings(max_examples=examples(100))
+@given(st.integers(2, 5), st.data(), st.sampled_from(["words", "cell", "day"]), st.booleans())
+def test_two_rows_given_under_one_name_that_tell_it_otherwise_are_refused_as_two_pieces(n, data, what,
+                                                                                         same):
+    from tests.news_logs import founded, news, perceived
+
+    a, b = data.draw(st.lists(st.integers(1, n), min_size=2, max_size=2, unique=True))
+    x, y, day = data.draw(st.integers(0, 3)), data.draw(st.integers(0, 3)), data.draw(st.integers(0, 2))
+    other = {} if same else {"words": {"words": ("harvest",)}, "cell": {"x": x + 1},
+                             "day": {"day": day + 1}}[what]
+    frames = [(0, [*founded(*[(0, 0)] * n), news(a, x=x, y=y, day=day, text="a feast"),
+                   news(b, **{"x": x, "y": y, "day": day, "text": "a feast, they say", **other})])]
+    try:
+        got = ln.spread(frames, perceived(frames), ticks_per_day=TPD)
+    except LawError as e:
+        assert not same, e
+        assert "the news 'feast'" in str(e) and f"differ in their {what}" in str(e)
+    else:
+        assert same, "two pieces of news under one name were spread as one"
+        assert [s.news for s in got.news] == ["feast"]     # one piece, told in two texts

@@ -129,3 +129,11 @@ def test_rows_that_are_not_the_frames_own_are_refused_in_one_line():
         ln.spread(frames[:1] + [(1, [])], rows, ticks_per_day=TPD)
     with pytest.raises(LawError, match="has no given row"):
         ln.spread(frames, [m for m in rows if m.kind != "given"], ticks_per_day=TPD)
+
+
+def test_a_row_given_to_a_villager_no_founding_named_is_refused_by_perception():
+    with pytest.raises(LawError, match="for villager 9, whom no founding before it names"):
+        perceived([(0, [*founded((0, 0), (1, 0)), news(9)])])
+    with pytest.raises(LawError, match="for villager 2, whom no founding before it names"):
+        perceived([(0, [news(2), *founded((0, 0), (1, 0))])])   # given before its founding
+    assert perceived([(0, [*founded((0, 0), (1, 0)), news(2)])])[-1].kind == "given"
