@@ -18,6 +18,7 @@ here. The kinds, by what went wrong:
           TemplateError     a template missing, not parsing, or short of a key
         OracleUsageError    an oracle called with arguments it cannot use
         WorldError          the world asked to break its rules
+        ServeArgument       a server launcher argument llama.cpp would fail on (its model, port, host)
         ForkError           a fork that cannot be made as asked
         IndexPathError      an index path that would replace a log or cannot hold an index
         CalendarError       a calendar asked about a tick before tick 0, or with days of no ticks
@@ -76,6 +77,10 @@ class WorldError(UsageError):
 
 class ForkError(UsageError):
     """A fork that cannot be made as asked: one line naming the rule and the value."""
+
+
+class ServeArgument(UsageError):
+    """An argument the OpenAI-protocol server launcher would fail on, refused before it starts."""
 
 
 class IndexPathError(UsageError):

@@ -397,8 +397,14 @@ def commit(tmp: str | os.PathLike, path: str | os.PathLike) -> Path:
     path = Path(path)
     fsync(tmp)
     os.replace(tmp, path)
+    WRITTEN.append(str(path))
     fsync(path.parent)
     return path
+
+
+WRITTEN: list[str] = []
+"""Every path this process has put a whole file or folder at (`commit`, `write_atomic`), in
+order: what a command stopped by a signal as it ends can say is whole on disk."""
 
 
 def _temporary(path: Path, *, folder: bool = False) -> Path:
@@ -449,6 +455,7 @@ def write_atomic(path: str | os.PathLike, data: bytes) -> Path:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
+        WRITTEN.append(str(path))
     except BaseException:
         _remove(tmp)
         raise

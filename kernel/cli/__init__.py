@@ -23,14 +23,9 @@ error a command ends with after the handler raised, it stopped for the signal.
 
 from __future__ import annotations
 
-import atexit
 import os
 import signal
-import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -55,7 +50,14 @@ def _stop_loading(signum: int, frame) -> None:
     os._exit(128 + signum)
 
 
-_LOADING = _handle(_stop_loading)   # until this module is loaded, at its end
+_LOADING = _handle(_stop_loading)   # until this module is loaded, at its end: the first thing
+# it does, so a signal from here on is one line (what comes before is the interpreter's start)
+
+import atexit  # noqa: E402
+import sys  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import click  # noqa: E402  (after the guard: loading click is part of the start)
 
@@ -64,16 +66,52 @@ from kernel.errors import Interrupted, VillageError  # noqa: E402
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
 
+_PENDING: list[int] = []
+"""A signal put off while an import ran, not yet raised."""
+
 _RAISED: list[Interrupted] = []
 """The `Interrupted` the handler raised, if it did: the command is stopping for it, whatever
 error it comes out as."""
 
 
 def _interrupt(signum: int, frame) -> None:
-    """While a command runs: stop it where it is; what it holds is let go on the way out."""
+    """While a command runs: stop it where it is; what it holds is let go on the way out. In
+    the middle of an import the signal is sent again a moment later instead: an exception
+    raised inside a compiled module's start (duckdb's nanobind building an enum) aborts the
+    whole process with a C++ traceback, where after the import it is one line."""
+    if _importing(frame):
+        if not _PENDING:
+            _PENDING.append(signum)    # kept, should the program end before it comes again
+        again = threading.Timer(0.02, _again, (signum,))
+        again.daemon = True
+        again.start()
+        return
+    _PENDING.clear()
     _handle(_already_stopping)
     _RAISED.append(Interrupted(signum))
     raise _RAISED[-1]
+
+
+_SENDING = threading.Lock()
+_ENDED: list[bool] = []
+"""Set by the program's last step: a signal put off is not sent again from then on."""
+
+
+def _again(signum: int) -> None:
+    """Send a signal put off again, unless the program's last step has begun: it is sent while
+    the program's own handler is in place, so it is never met by the default action."""
+    with _SENDING:
+        if not _ENDED:
+            os.kill(os.getpid(), signum)
+
+
+def _importing(frame) -> bool:
+    """Whether Python's import machinery is on the stack of `frame`."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _already_stopping(signum: int, frame) -> None:
@@ -119,6 +157,25 @@ def writes_log(path: str | os.PathLike) -> Iterator[None]:
         raise Interrupted(signal.SIGINT, _ticks_held(Path(path), before)) from None
     except Interrupted as e:
         raise Interrupted(e.signum, _ticks_held(Path(path), before)) from None
+    _LOGS.append((Path(path), before))     # whole: a signal after this still says what it holds
+
+
+_LOGS: list[tuple[Path, tuple[int, int] | None]] = []
+"""The logs this process's command has written whole, for a signal that comes as it ends."""
+
+
+def _as_it_ended(e: Interrupted) -> Interrupted:
+    """`e`, raised where no writer said what is on disk (`writes_log`, a sweep): once a log was
+    written whole, or a file put whole at its path, the line says so, not "nothing written"."""
+    if e.tick is not None or e.left is not None:
+        return e
+    if _LOGS:
+        return Interrupted(e.signum, _ticks_held(*_LOGS[-1]))
+    from kernel import files
+
+    if files.WRITTEN:
+        return Interrupted(e.signum, left=f"{', '.join(dict.fromkeys(files.WRITTEN))} written whole")
+    return e
 
 
 def interrupted_in(e: BaseException) -> Interrupted | None:
@@ -148,18 +205,38 @@ class VillageGroup(click.Group):
     says: tuple[tuple[type[VillageError], str], ...] = ()
 
     def main(self, *args, **kwargs):
-        """Run the command line; SIGINT or SIGTERM stops it with one line and 128 + its number."""
+        """Run the command line; SIGINT or SIGTERM stops it with one line and 128 + its number.
+
+        As the program (the `village` script: no arguments given, so the command line is the
+        process's), a signal that comes once the command is done, while the process shuts down,
+        is kept too (`_late`), and the process exits with its number: a signal is never lost."""
+        program = not args and "args" not in kwargs
         before = _handle(_interrupt)
         _RAISED.clear()
+        _PENDING.clear()
+        _LOGS.clear()
+        if "kernel.files" in sys.modules:
+            sys.modules["kernel.files"].WRITTEN.clear()
+        ended = None
         try:
             return super().main(*args, **kwargs)
+        except SystemExit as e:
+            ended = e.code
+            raise
         except Interrupted as e:
             _handle(_already_stopping)
+            e = _as_it_ended(e)
             click.echo(one_line(e), err=True)
             sys.exit(e.code)
         finally:
-            _restore(before)
-            _quiet_at_exit()
+            if program and not _RAISED and ended in (0, None):
+                _handle(_late)          # done: a signal from now on is kept and said at exit
+            elif program:
+                _handle(_already_stopping)   # it failed or was stopped, and has said so once
+                _PENDING.clear()
+            else:
+                _restore(before)
+                _quiet_at_exit()
 
     def invoke(self, ctx: click.Context):
         try:
@@ -307,6 +384,39 @@ def main(ctx: click.Context) -> None:
 
     if ctx.obj.get("verbose"):
         click.echo(config.home_line(), err=True)
+
+
+_LATE: list[int] = []
+"""A signal that came once the command was done, as the program shut down."""
+
+
+def _late(signum: int, frame) -> None:
+    """Once the command is done: keep the signal; the last thing the program does (`_last`) says
+    so and exits with its number. What the command wrote is whole: it had finished."""
+    if not _LATE:
+        _LATE.append(signum)
+
+
+def _last() -> None:
+    """The program's last step (the first exit hook registered, so the last run): from here a
+    signal takes its default action, and one kept by `_late` ends the process with its code."""
+    with _SENDING:
+        _ENDED.append(True)
+    for s in SIGNALS:
+        if signal.getsignal(s) is _late:
+            signal.signal(s, signal.SIG_DFL)
+    if _PENDING and not _LATE:
+        _LATE.append(_PENDING[0])
+    if _LATE:   # read after the defaults are back: a signal before them was kept, one after kills
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        os.write(2, b"interrupted as the command ended; what it wrote is whole\n")
+        os._exit(128 + _LATE[0])
+
+
+atexit.register(_last)
 
 
 _QUIET: list[bool] = []

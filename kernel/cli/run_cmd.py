@@ -166,11 +166,14 @@ def _run(sc, oracle, backend: str, *, record: bool, out: str | None, cap: int | 
 
 def _run_into(sc, oracle, backend: str, st, path: Path, *, record: bool, index: bool) -> None:
     from kernel.cluster.oracle import describe
-    from kernel.store import run_index
 
     click.echo(f"{sc.name}: {sc.ticks} ticks, {len(sc.world.people)} villagers, oracle "
                f"{describe(oracle, backend)}{' (recording)' if record else ''}, log {path}")
-    idx = run_index(sc, path) if index else None
+    idx = None
+    if index:
+        from kernel.store import run_index  # duckdb, only for a run that writes its index
+
+        idx = run_index(sc, path)
     t0 = time.perf_counter()
     with _bar(sc.ticks, sc.name) as bar:
         # a run under other settings (a cap) heads its log with the digest of those settings

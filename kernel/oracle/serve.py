@@ -28,16 +28,12 @@ import socket
 import sys
 
 from kernel import files
-from kernel.errors import VillageError
+from kernel.errors import ServeArgument as BadArgument
 from kernel.oracle.llamacpp import _llama_cpp, _no_repacking
 
 PROG = "python -m kernel.oracle.serve"
 GGUF = b"GGUF"
 """The first four bytes of every GGUF file."""
-
-
-class BadArgument(VillageError):
-    """An argument the server would fail on, refused before it starts."""
 
 
 def _options(argv: list[str]) -> argparse.Namespace:

@@ -170,7 +170,8 @@ def long_log(tmp_path_factory) -> Path:
 def test_an_interrupted_report_leaves_the_page_that_was_there_and_no_temporary_file(
         sig, tmp_path, long_log):
     page = tmp_path / "run.html"
-    page.write_text("the page that was there\n")
+    there = "<!doctype html>\n<p>the page that was there</p>\n"   # a page it may replace
+    page.write_text(there)
     before = (_sha(long_log), _sha(page))
     for _ in range(3):      # a report that was written before the signal is tried again
         proc = _start("report", str(long_log), "--out", str(page), cwd=tmp_path)
@@ -179,7 +180,7 @@ def test_an_interrupted_report_leaves_the_page_that_was_there_and_no_temporary_f
         time.sleep(0.3)     # into the reading of the log, most times; any moment must do
         code, err = _stop(proc, sig)
         if code == 0:
-            page.write_text("the page that was there\n")
+            page.write_text(there)
             continue
         assert _one_line(code, err, sig) == NOTHING
         assert (_sha(long_log), _sha(page)) == before
@@ -187,3 +188,62 @@ def test_an_interrupted_report_leaves_the_page_that_was_there_and_no_temporary_f
         record("clean")
         return
     pytest.fail("the report was written each time before it could be interrupted")
+
+
+TRIALS = 200
+"""Signals sent at points drawn across a command's whole life, from its own first line to its
+exit (the interpreter's start before that, site and the install's path finder, is Python's)."""
+
+
+PF_EXITING = 0x4
+"""The kernel's flag on a task inside exit(): a signal sent to it then is never acted on."""
+
+
+def _state(pid: int) -> str:
+    """The process's state letter, "X" once it is inside exit() (where the kernel drops a
+    signal, a zombie or gone not yet shown), "gone" once reaped."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
+    except OSError:
+        return "gone"
+    return "X" if int(fields[6]) & PF_EXITING else fields[0]
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc to see the handler")
+def test_a_signal_at_any_point_of_a_commands_start_run_or_end_is_never_lost(tmp_path):
+    import random
+
+    rng = random.Random(41)        # the points are drawn, and the same each run of the suite
+    too_late = 0
+    for i in range(TRIALS):
+        folder = tmp_path / str(i)
+        folder.mkdir()
+        sig = rng.choice([signal.SIGINT, signal.SIGTERM])
+        proc = _start("run", "day-of-three", "--oracle", "replay", "--out", "run.log", cwd=folder)
+        assert process.wait_for(proc, limit=LIMIT, ready=partial(process.handles_sigterm, proc),
+                                every=0.001), proc.communicate()
+        time.sleep(rng.uniform(0.0, 0.8))
+        was = _state(proc.pid)
+        proc.send_signal(sig)
+        now = _state(proc.pid)     # read at once: exiting now, it was in exit() as the signal came
+        code, err = _stop(proc, sig)
+        if code == 0 and {was, now} & {"X", "Z", "gone"}:
+            too_late += 1          # it had exited before the signal: there was nothing to stop
+            record("clean")
+            continue
+        if code == -sig:           # its default action, past the program's last step: not lost
+            assert not err.strip(), err
+            record("clean")
+            continue
+        line = _one_line(code, err, sig)
+        assert line == NOTHING or AT_TICK.fullmatch(line) or line.startswith(
+            "interrupted as the command ended"), line     # what is on disk, as it is
+        log = folder / "run.log"
+        if AT_TICK.fullmatch(line):
+            assert _verified_ticks(log) == int(AT_TICK.fullmatch(line)[1]), line
+        elif line == NOTHING:
+            assert not log.exists(), line
+        else:
+            assert _verified_ticks(log) == 2000, line     # it had run the whole day
+        record("clean")
+    assert too_late < TRIALS // 2, f"{too_late} of {TRIALS} signals came after the program exited"

@@ -42,7 +42,7 @@ REFUSED = {
     "a duplicate key": ('{"answer": "s", "answer": "t", "numbers": []}',
                         "the key 'answer' twice"),
     "a raw newline inside a string": ('{"answer": "s\nt", "numbers": []}', "not JSON"),
-    "an unpaired surrogate": ('{"answer": "\\ud800", "numbers": []}', "unpaired surrogate"),
+    "an unpaired surrogate": ('{"answer": "\\ud800", "numbers": []}', "lone surrogate \\ud800"),
     "nothing": ("  \n", "answered with nothing"),
     "a cut-off value": ('{"answer": "a day of', "not JSON"),
 }
