@@ -11,7 +11,7 @@ import sys
 
 SUITES = ("bench_log", "bench_laws", "bench_world", "bench_replay", "bench_retrieval", "bench_felt",
           "bench_cluster", "bench_fold", "bench_minds", "bench_decoding", "bench_attractor",
-          "bench_intentions", "bench_talk", "bench_interview", "bench_start")
+          "bench_intentions", "bench_talk", "bench_interview", "bench_start", "bench_live")
 
 
 def main(argv: list[str]) -> int:

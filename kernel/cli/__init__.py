@@ -44,8 +44,16 @@ def _restore(before: dict | None) -> None:
         signal.signal(s, signal.SIG_DFL if h is None else h)
 
 
+_GONE: list[int] = []
+"""The signal `_stop_loading` is ending the process for: a second one while it does is one."""
+
+
 def _stop_loading(signum: int, frame) -> None:
-    """While the commands load nothing has run: say so and stop, with no traceback of an import."""
+    """While the commands load nothing has run: say so and stop, with no traceback of an import.
+    A second signal as it does so returns to the first's handler, which is on its way out."""
+    if _GONE:
+        return
+    _GONE.append(signum)
     os.write(2, b"interrupted; nothing written\n")
     os._exit(128 + signum)
 

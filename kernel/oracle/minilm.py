@@ -41,7 +41,7 @@ import tempfile
 import threading
 import time
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -284,9 +284,13 @@ class Composed(Oracle):
         self.generator = generator
         self.embedder = embedder
         self.backend = backend or f"{generator.backend}+{embedder.backend}"
+        self.together = generator.together
 
     def _generate(self, ask: Ask) -> Said:
         return self.generator._generate(ask)
+
+    def _generate_many(self, asks: list[Ask]) -> Iterable[Said]:
+        return self.generator._generate_many(asks)
 
     def _embedding(self, model: str) -> Oracle:
         # An embedder that names its models answers those; any other model name

@@ -1,0 +1,300 @@
+"""Serving many asks together: one llama.cpp context, a sequence for each ask, the bytes of one at a time.
+
+A round's asks (every villager's questions, then every statement, every
+utterance) reach the embedded backend as one `generate_many`. This module owns
+answering them together: each ask decodes in a llama.cpp sequence of its own,
+and every sequence's next tokens go into one `llama_decode` (a token out reads
+every weight once, so a batch of asks shares that read). It must not import
+`llama_cpp` at module level (the backend hands it the module), parse an answer,
+or decide which asks are asked.
+
+Choices, and why:
+- Replay is sacred: an ask's bytes must not depend on what else was asked with
+  it or before it. A token's logits are computed row by row (a matrix
+  product's element is one weight row against one token's row; norms, rope
+  and softmax are per row), so they do not depend on how many tokens share
+  its batch; attention sums over the cache's cells in the order of their
+  index, so each sequence has a stream of its own (`kv_unified` off), started
+  empty, its tokens at cells 0, 1, 2... exactly where a lone decode puts them.
+  tests/embedded/test_serving.py holds it on committed recordings' asks, byte
+  for byte and token count for token count, in their order and shuffled.
+- No cache is reused from one ask to the next. Keeping the opening a stream
+  already held (`llama_memory_seq_rm` past it) or copying another stream's
+  cache (`llama_memory_seq_cp`) saves its evaluation, and gave other bytes
+  than the ask alone: on five-days-of-halla's asks, shuffled, three
+  sequences, a statement recorded as "Ader has the oldest memory of all urned
+  inthis." came out "Ader went Mosholle to Mose", with a cache kept or
+  copied and never with a stream started empty. Until that is understood, a
+  stream is emptied before each ask.
+- The sampler is the one `create_chat_completion` builds (`Llama._init_sampler`:
+  penalties, grammar, then greedy at temperature 0), and the text a grammar
+  forces is filled as `kernel.oracle.fill` fills it, so a served answer is the
+  answer `Filler.decode` gives. At temperature 0 the grammar is asked about the
+  likeliest token alone, and about the whole vocabulary only when it refuses
+  that one: greedy takes the first of the highest logits, and a grammar only
+  ever sets logits to minus infinity, so where it allows the likeliest token
+  that token is the answer either way. That keeps the grammar's cost off
+  nearly every token (the 1.5B's vocabulary is 151,936 tokens).
+- A sampled token and the forced text that follows it are evaluated in one
+  batch, as are a prompt and the forced text that opens its answer: the same
+  tokens at the same positions, fewer calls.
+- The answers come back in the asks' order. A sequence's time is its share of
+  each decode (by the tokens it put in it) and its own sampling: the shares
+  add up to the wall time.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kernel.oracle.base import Ask
+from kernel.oracle.fill import Filled, Filler
+
+_CELL = np.dtype([("id", "<i4"), ("logit", "<f4"), ("p", "<f4")], align=True)
+_GREEDY = [b"penalties", b"grammar", b"greedy"]
+
+
+class Picker:
+    """One ask's sampler chain, as `create_chat_completion` builds it, and its grammar."""
+
+    def __init__(self, lc: Any, llm: Any, ask: Ask, gbnf: str):
+        d = ask.decoding
+        self.lc = lc
+        llm.last_n_tokens_size = d.repeat_last_n
+        llm.set_seed(ask.seed)
+        self.chain = llm._init_sampler(top_k=d.top_k, top_p=float(d.top_p), min_p=float(d.min_p),
+                                       temp=float(ask.temperature),
+                                       repeat_penalty=float(d.repeat_penalty),
+                                       grammar=lc.LlamaGrammar.from_string(gbnf, verbose=False))
+        s = self.chain.sampler
+        parts = [lc.llama_sampler_chain_get(s, i) for i in range(lc.llama_sampler_chain_n(s))]
+        names = [lc.llama_sampler_name(p) for p in parts]
+        if len(names) < 2 or names[1] != b"grammar":
+            raise ValueError(f"the sampler chain is {names}, with no grammar second")
+        self.penalties, self.grammar = parts[0], parts[1]
+        self.greedy = names == _GREEDY
+        self.n_vocab = llm._n_vocab
+        self.cells: np.ndarray | None = None
+
+    def _array(self, cells: np.ndarray) -> Any:
+        lc = self.lc
+        data = ctypes.cast(cells.ctypes.data, ctypes.POINTER(lc.llama_token_data))
+        return lc.llama_token_data_array(data=data, size=len(cells), selected=-1, sorted=False)
+
+    def _allowed(self, token: int, logit: float) -> bool:
+        one = np.zeros(1, dtype=_CELL)
+        one[0] = (token, logit, 0.0)
+        self.lc.llama_sampler_apply(self.grammar, ctypes.byref(self._array(one)))
+        return bool(one[0]["logit"] != -np.inf)
+
+    def pick(self, ctx: Any, i: int) -> int:
+        """The token the chain takes from output `i` of the last decode, accepted into the chain."""
+        lc = self.lc
+        if not self.greedy:
+            return lc.llama_sampler_sample(self.chain.sampler, ctx, i)
+        if self.cells is None:
+            self.cells = np.zeros(self.n_vocab, dtype=_CELL)
+            self.cells["id"] = np.arange(self.n_vocab, dtype=np.int32)
+        cells = self.cells
+        cells["logit"] = np.ctypeslib.as_array(lc.llama_get_logits_ith(ctx, i),
+                                               shape=(self.n_vocab,))
+        arr = self._array(cells)
+        lc.llama_sampler_apply(self.penalties, ctypes.byref(arr))
+        t = int(np.argmax(cells["logit"]))
+        if not self._allowed(t, float(cells["logit"][t])):
+            lc.llama_sampler_apply(self.grammar, ctypes.byref(arr))
+            t = int(np.argmax(cells["logit"]))
+        lc.llama_sampler_accept(self.chain.sampler, t)
+        return t
+
+    def take(self, token: int) -> None:
+        """A token written for the model (forced text), accepted as a sampled one is."""
+        self.lc.llama_sampler_accept(self.chain.sampler, token)
+
+    def close(self) -> None:
+        self.chain.close()
+
+
+@dataclass
+class Job:
+    """One ask in flight: its prompt tokens, what it has written, and the evaluations it needs
+    next, each the tokens one `llm.eval` of `Filler.decode` would take for it at that point."""
+
+    index: int
+    tokens: list[int]
+    limit: int
+    fill: bool
+    picker: Picker
+    out: list[int] = field(default_factory=list)
+    pending: list[list[int]] = field(default_factory=list)
+    chosen: int = 0
+    filled: int = 0
+    reason: str = ""
+    ns: int = 0
+
+    @property
+    def done(self) -> bool:
+        return bool(self.reason)
+
+    def begin(self, filler: Filler, n_batch: int) -> None:
+        """Start: the prompt in the pieces `Llama.eval` cuts it into, then the forced opening."""
+        self.pending = [self.tokens[i:i + n_batch] for i in range(0, len(self.tokens), n_batch)]
+        self._then(self._forced(filler))
+
+    def advance(self, filler: Filler, ctx: Any, i: int) -> None:
+        """Its evaluations are done: sample from output `i`, then fill what is forced."""
+        t = self.picker.pick(ctx, i)
+        self.pending = []
+        if filler.lc.llama_vocab_is_eog(filler.vocab, t):
+            self.reason = "stop"
+            return
+        self.out.append(t)
+        self.chosen += 1
+        if len(self.out) >= self.limit:
+            self.reason = "length"
+            return
+        self.pending = [[t]]
+        self._then(self._forced(filler))
+
+    def _then(self, more: list[int]) -> None:
+        if more:
+            self.pending.append(more)
+
+    def _forced(self, filler: Filler) -> list[int]:
+        # As Filler.decode fills: the forced text's tokens, cut at the limit, then the end if forced.
+        if not self.fill:
+            return []
+        text, ended = filler.forced(self.picker.grammar)
+        more: list[int] = []
+        if text:
+            more = filler.llm.tokenize(text, add_bos=False, special=False)[:self.limit - len(self.out)]
+            for t in more:
+                self.picker.take(t)
+            self.out += more
+            self.filled += len(more)
+            if len(self.out) >= self.limit:
+                self.reason = "length"
+                return more
+        if ended:
+            self.reason = "stop"
+        return more
+
+    def result(self, llm: Any) -> Filled:
+        text = llm.detokenize(self.out, prev_tokens=self.tokens).decode("utf-8", errors="ignore")
+        return Filled(text=text, done_reason=self.reason, prompt_tokens=len(self.tokens),
+                      chosen=self.chosen, filled=self.filled)
+
+
+class Server:
+    """A context of `sequences` streams on a loaded model's weights, each `n_ctx` cells long."""
+
+    def __init__(self, lc: Any, llm: Any, *, sequences: int, n_ctx: int):
+        from llama_cpp import _internals
+
+        p = type(llm.context_params).from_buffer_copy(llm.context_params)
+        p.n_ctx = sequences * n_ctx
+        p.n_seq_max = sequences
+        p.kv_unified = False
+        self.lc, self.llm = lc, llm
+        self.ctx = _internals.LlamaContext(model=llm._model, params=p, verbose=False)
+        self.n_ctx = lc.llama_n_ctx_seq(self.ctx.ctx)
+        if self.n_ctx < n_ctx:
+            raise ValueError(f"llama.cpp gave each sequence {self.n_ctx} cells, not {n_ctx}")
+        self.mem = lc.llama_get_memory(self.ctx.ctx)
+        self.n_batch = llm.n_batch
+        self.batch = _internals.LlamaBatch(n_tokens=max(self.n_batch, sequences), embd=0,
+                                           n_seq_max=1, verbose=False)
+        self.sequences = sequences
+        self.held = [0] * sequences
+
+    def close(self) -> None:
+        """Free the context and the batch (before the model they were made on)."""
+        self.batch.close()
+        self.ctx.close()
+
+    def serve(self, jobs: list[Job], filler: Filler) -> None:
+        """Answer every job, `sequences` at a time, in their order."""
+        waiting = list(jobs)
+        active: dict[int, Job] = {}
+        while waiting or active:
+            self._admit(waiting, active, filler)
+            self._step(active, filler)
+
+    def _admit(self, waiting: list[Job], active: dict[int, Job], filler: Filler) -> None:
+        """Put waiting jobs, in their order, into free sequences, each emptied first."""
+        while waiting:
+            free = [s for s in range(self.sequences) if s not in active]
+            if not free:
+                return
+            job, slot = waiting.pop(0), free[0]
+            start = time.perf_counter_ns()
+            self.lc.llama_memory_seq_rm(self.mem, slot, 0, -1)
+            self.held[slot] = 0
+            job.begin(filler, self.n_batch)
+            job.ns += time.perf_counter_ns() - start
+            if not job.done:
+                active[slot] = job
+
+    def _step(self, active: dict[int, Job], filler: Filler) -> None:
+        """One decode: a sequence's next evaluation of more than one token alone, as a lone
+        decode takes it; else every sequence's next token together. Each job whose
+        evaluations are all done is advanced."""
+        if not active:
+            return
+        many = [s for s in sorted(active) if len(active[s].pending[0]) > 1]
+        slots = many[:1] or sorted(active)
+        b = self.batch.batch
+        n = 0
+        outputs: dict[int, int] = {}
+        for slot in slots:
+            job = active[slot]
+            unit = job.pending[0]
+            last = len(job.pending) == 1
+            for i, t in enumerate(unit):
+                b.token[n], b.pos[n], b.n_seq_id[n], b.seq_id[n][0] = t, self.held[slot] + i, 1, slot
+                b.logits[n] = last and i == len(unit) - 1
+                n += 1
+            if last:
+                outputs[slot] = n - 1
+        b.n_tokens = n
+        start = time.perf_counter_ns()
+        rc = self.lc.llama_decode(self.ctx.ctx, b)
+        if rc != 0:
+            raise ValueError(f"llama_decode returned {rc} (a prompt and its answer longer "
+                             f"than the context of {self.n_ctx} tokens?)")
+        took = time.perf_counter_ns() - start
+        for slot in slots:
+            job = active[slot]
+            unit = job.pending.pop(0)
+            job.ns += took * len(unit) // n
+            self.held[slot] += len(unit)
+            if slot not in outputs:
+                continue
+            begin = time.perf_counter_ns()
+            job.advance(filler, self.ctx.ctx, outputs[slot])
+            job.ns += time.perf_counter_ns() - begin
+            if job.done:
+                del active[slot]
+
+
+def serve(lc: Any, llm: Any, server: Server, filler: Filler,
+          asks: list[tuple[Ask, str]]) -> list[tuple[Filled, int]]:
+    """Each (ask, grammar) answered, in the asks' order, with the nanoseconds it took."""
+    jobs: list[Job] = []
+    try:
+        for i, (ask, gbnf) in enumerate(asks):
+            tokens = filler.prompt_tokens(ask.prompt_text)
+            if len(tokens) + 1 > server.n_ctx:
+                raise ValueError(f"the prompt is {len(tokens)} tokens, and the context holds "
+                                 f"{server.n_ctx}")
+            jobs.append(Job(i, tokens, ask.limit, ask.decoding.fill, Picker(lc, llm, ask, gbnf)))
+        server.serve(jobs, filler)
+        return [(j.result(llm), j.ns) for j in jobs]
+    finally:
+        for j in jobs:
+            j.picker.close()
