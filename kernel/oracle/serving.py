@@ -10,22 +10,24 @@ or decide which asks are asked.
 
 Choices, and why:
 - Replay is sacred: an ask's bytes must not depend on what else was asked with
-  it or before it. A token's logits are computed row by row (a matrix
-  product's element is one weight row against one token's row; norms, rope
-  and softmax are per row), so they do not depend on how many tokens share
-  its batch; attention sums over the cache's cells in the order of their
-  index, so each sequence has a stream of its own (`kv_unified` off), started
-  empty, its tokens at cells 0, 1, 2... exactly where a lone decode puts them.
-  tests/embedded/test_serving.py holds it on committed recordings' asks, byte
-  for byte and token count for token count, in their order and shuffled.
-- No cache is reused from one ask to the next. Keeping the opening a stream
-  already held (`llama_memory_seq_rm` past it) or copying another stream's
-  cache (`llama_memory_seq_cp`) saves its evaluation, and gave other bytes
-  than the ask alone: on five-days-of-halla's asks, shuffled, three
-  sequences, a statement recorded as "Ader has the oldest memory of all urned
-  inthis." came out "Ader went Mosholle to Mose", with a cache kept or
-  copied and never with a stream started empty. Until that is understood, a
-  stream is emptied before each ask.
+  it or before it. So each sequence has a stream of its own (`kv_unified`
+  off), emptied before each ask, its tokens at cells 0, 1, 2... where a lone
+  decode puts them; and each sequence's evaluations are cut exactly as
+  `Filler.decode` cuts them (the prompt in `n_batch` pieces, the forced text
+  apart, each sampled token alone). A decode holds either one sequence's
+  evaluation of several tokens, alone, or the single next token of every
+  sequence: only the one-token steps, where the weights are read for every
+  token, are shared. tests/embedded/test_serving.py holds it on a committed
+  recording's asks, byte for byte and token count for token count, in their
+  order and shuffled.
+- What gave other bytes, and is not done: putting a prompt and the forced text
+  after it in one decode, or several sequences' prompts in one decode
+  (llama.cpp then cuts them into other pieces): on village-of-eight's first
+  60 asks one night plan in 60 came out otherwise than alone. Keeping the
+  opening a stream already held (`llama_memory_seq_rm` past it) or copying
+  another stream's cache (`llama_memory_seq_cp`): on five-days-of-halla's
+  asks, shuffled, three sequences, a statement recorded as "Ader has the
+  oldest memory of all urned inthis." came out "Ader went Mosholle to Mose".
 - The sampler is the one `create_chat_completion` builds (`Llama._init_sampler`:
   penalties, grammar, then greedy at temperature 0), and the text a grammar
   forces is filled as `kernel.oracle.fill` fills it, so a served answer is the
@@ -35,9 +37,6 @@ Choices, and why:
   ever sets logits to minus infinity, so where it allows the likeliest token
   that token is the answer either way. That keeps the grammar's cost off
   nearly every token (the 1.5B's vocabulary is 151,936 tokens).
-- A sampled token and the forced text that follows it are evaluated in one
-  batch, as are a prompt and the forced text that opens its answer: the same
-  tokens at the same positions, fewer calls.
 - The answers come back in the asks' order. A sequence's time is its share of
   each decode (by the tokens it put in it) and its own sampling: the shares
   add up to the wall time.
