@@ -116,7 +116,8 @@ def test_the_header_digest_formulas_are_pinned():
     models = config.thaw(config.load(dict(sc.files)["models"], schema="models").value)
     for k in ("timeout_s", "keep_alive"):
         del models[k]
-    del models["llamacpp"]["threads"], models["ollama"]["host"], models["ollama"]["get"]
+    del models["llamacpp"]["threads"], models["llamacpp"]["sequences"]
+    del models["ollama"]["host"], models["ollama"]["get"]
     del models["openai"]   # which server answers, and by which names: its pins are in its calls
     embedder = config.thaw(config.load("embedder").value)
     del embedder["minilm"]["threads"]
