@@ -158,18 +158,27 @@ class Filler:
         r = formatter(messages=[{"role": "user", "content": prompt}])
         return llm.tokenize(r.prompt.encode("utf-8"), add_bos=not r.added_special, special=True)
 
+    def chain(self, gbnf: str, *, seed: int, temperature: float, repeat_penalty: float,
+              repeat_last_n: int, top_k: int, top_p: float, min_p: float) -> Any:
+        """The sampler chain `create_chat_completion` builds for these settings under `gbnf`
+        (penalties, grammar, then greedy at temperature 0), seeded."""
+        llm = self.llm
+        llm.last_n_tokens_size = repeat_last_n
+        llm.set_seed(seed)
+        return llm._init_sampler(top_k=top_k, top_p=top_p, min_p=min_p, temp=temperature,
+                                 repeat_penalty=repeat_penalty,
+                                 grammar=self.lc.LlamaGrammar.from_string(gbnf, verbose=False))
+
     def decode(self, prompt: str, gbnf: str, *, limit: int, seed: int, temperature: float,
                repeat_penalty: float, repeat_last_n: int, top_k: int, top_p: float,
                min_p: float, fill: bool = True) -> Filled:
         """One answer under `gbnf`, the forced text filled (unless `fill` is false)."""
         lc, llm = self.lc, self.llm
         tokens = self.prompt_tokens(prompt)
-        grammar = lc.LlamaGrammar.from_string(gbnf, verbose=False)
         llm.reset()
-        llm.last_n_tokens_size = repeat_last_n
-        llm.set_seed(seed)
-        chain = llm._init_sampler(top_k=top_k, top_p=top_p, min_p=min_p, temp=temperature,
-                                  repeat_penalty=repeat_penalty, grammar=grammar)
+        chain = self.chain(gbnf, seed=seed, temperature=temperature,
+                           repeat_penalty=repeat_penalty, repeat_last_n=repeat_last_n,
+                           top_k=top_k, top_p=top_p, min_p=min_p)
         track = lc.llama_sampler_init_grammar(self.vocab, gbnf.encode("utf-8"), b"root")
         out: list[int] = []
         chosen = filled = 0

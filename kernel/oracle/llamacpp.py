@@ -302,18 +302,20 @@ class LlamaCppOracle(Oracle):
         with _LOCK:
             server = self._server(llm, asks[0].context)
             try:
-                got = serving.serve(_llama_cpp(), llm, server, filler, grammars)
+                got = serving.serve(server, filler, grammars)
             except ValueError as e:
                 raise OracleError(f"llama.cpp could not answer {len(asks)} {asks[0].purpose} "
                                   f"calls to {asks[0].model} together: {e}") from None
-        saids = []
-        for i, (a, (f, ns)) in enumerate(zip(asks, got, strict=True)):
-            loaded = load_ns if i == 0 else 0      # the load is the first answer's, as alone
-            saids.append(Said(text=f.text, done_reason=f.done_reason,
-                              tokens_in=f.prompt_tokens + f.filled, tokens_out=f.chosen,
-                              took_ns=ns + loaded, load_ns=loaded, model=a.model,
-                              digest=self.sha256))
-        return saids
+        # the load is the first answer's, as it is when the asks come one at a time
+        return [self._said(f, a.model, ns, load_ns if i == 0 else 0)
+                for i, (a, (f, ns)) in enumerate(zip(asks, got, strict=True))]
+
+    def _said(self, f: fill.Filled, model: str, took_ns: int, load_ns: int) -> Said:
+        """What a filled decode said. A filled token is read as the prompt's are: it is
+        counted in, never out."""
+        return Said(text=f.text, done_reason=f.done_reason, tokens_in=f.prompt_tokens + f.filled,
+                    tokens_out=f.chosen, took_ns=took_ns + load_ns, load_ns=load_ns,
+                    model=model, digest=self.sha256)
 
     def filler(self, llm: Any) -> fill.Filler:
         """The loaded model's byte tokens, for finding what a grammar forces (cached with the model)."""
@@ -343,11 +345,7 @@ class LlamaCppOracle(Oracle):
             except ValueError as e:
                 raise OracleError(f"llama.cpp could not answer the {ask.purpose} call to "
                                   f"{ask.model}: {e}") from None
-        took = time.perf_counter_ns() - start
-        # A filled token is read as the prompt's are: it is counted in, never out.
-        return Said(text=f.text, done_reason=f.done_reason, tokens_in=f.prompt_tokens + f.filled,
-                    tokens_out=f.chosen, took_ns=took + load_ns, load_ns=load_ns,
-                    model=ask.model, digest=self.sha256)
+        return self._said(f, ask.model, time.perf_counter_ns() - start, load_ns)
 
     def _embed(self, model: str, texts: list[str], purpose: str) -> tuple[np.ndarray, int, int]:
         self._use(model, "embed")

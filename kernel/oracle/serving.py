@@ -69,15 +69,13 @@ _GREEDY = [b"penalties", b"grammar", b"greedy"]
 class Picker:
     """One ask's sampler chain, as `create_chat_completion` builds it, and its grammar."""
 
-    def __init__(self, lc: Any, llm: Any, ask: Ask, gbnf: str):
+    def __init__(self, filler: Filler, ask: Ask, gbnf: str):
         d = ask.decoding
-        self.lc = lc
-        llm.last_n_tokens_size = d.repeat_last_n
-        llm.set_seed(ask.seed)
-        self.chain = llm._init_sampler(top_k=d.top_k, top_p=float(d.top_p), min_p=float(d.min_p),
-                                       temp=float(ask.temperature),
-                                       repeat_penalty=float(d.repeat_penalty),
-                                       grammar=lc.LlamaGrammar.from_string(gbnf, verbose=False))
+        lc = self.lc = filler.lc
+        self.chain = filler.chain(gbnf, seed=ask.seed, temperature=float(ask.temperature),
+                                  repeat_penalty=float(d.repeat_penalty),
+                                  repeat_last_n=d.repeat_last_n, top_k=d.top_k,
+                                  top_p=float(d.top_p), min_p=float(d.min_p))
         s = self.chain.sampler
         parts = [lc.llama_sampler_chain_get(s, i) for i in range(lc.llama_sampler_chain_n(s))]
         names = [lc.llama_sampler_name(p) for p in parts]
@@ -85,7 +83,7 @@ class Picker:
             raise ValueError(f"the sampler chain is {names}, with no grammar second")
         self.penalties, self.grammar = parts[0], parts[1]
         self.greedy = names == _GREEDY
-        self.n_vocab = llm._n_vocab
+        self.n_vocab = filler.llm._n_vocab
         self.cells: np.ndarray | None = None
 
     def _array(self, cells: np.ndarray) -> Any:
@@ -297,8 +295,7 @@ class Server:
                 del active[slot]
 
 
-def serve(lc: Any, llm: Any, server: Server, filler: Filler,
-          asks: list[tuple[Ask, str]]) -> list[tuple[Filled, int]]:
+def serve(server: Server, filler: Filler, asks: list[tuple[Ask, str]]) -> list[tuple[Filled, int]]:
     """Each (ask, grammar) answered, in the asks' order, with the nanoseconds it took."""
     jobs: list[Job] = []
     try:
@@ -307,9 +304,9 @@ def serve(lc: Any, llm: Any, server: Server, filler: Filler,
             if len(tokens) + 1 > server.n_ctx:
                 raise ValueError(f"the prompt is {len(tokens)} tokens, and the context holds "
                                  f"{server.n_ctx}")
-            jobs.append(Job(i, tokens, ask.limit, ask.decoding.fill, Picker(lc, llm, ask, gbnf)))
+            jobs.append(Job(i, tokens, ask.limit, ask.decoding.fill, Picker(filler, ask, gbnf)))
         server.serve(jobs, filler)
-        return [(j.result(llm), j.ns) for j in jobs]
+        return [(j.result(filler.llm), j.ns) for j in jobs]
     finally:
         for j in jobs:
             j.picker.close()
