@@ -46,6 +46,13 @@ basins as shown, the attractor update and a keyword consolidation, the plan for 
 and an utterance at a meeting. The last is in a run's digests only where the thought file has
 a talk block, so a run that does not talk claims the config it always did."""
 
+PATTERNED, BOUNDED = "patterned", "bounded"
+REQUESTS = (PATTERNED, BOUNDED)
+"""What a thought file's `requests` may say: `bounded`, a request bounds an answer's structure
+only (keys, the ids shown, lengths, counts); `patterned`, the default where a file says
+nothing, it also holds the words to a pattern tied to the first line cited, as every SmolLM2
+recording was made, so a recording made under it still replays."""
+
 # Where a model runs and how fast, never what it answers: left out of the digests.
 MODELS_ASIDE = (("timeout_s",), ("keep_alive",), ("llamacpp", "threads"), ("llamacpp", "sequences"),
                 ("ollama", "host"),
@@ -87,6 +94,8 @@ class Settings:
     attractor: AttractorSettings | None = None   # the thought file's attractor block; None: no basins
     plan: PlanSettings | None = None             # its plan block; None: no plans for tomorrow
     talk: TalkSettings | None = None             # its talk block; None: nobody talks
+    requests: str = PATTERNED                    # what a request holds an answer to (REQUESTS)
+    grounded: bool = False                       # whether the seam refuses an ungrounded answer
 
     def template(self, name: str) -> TemplateFile:
         """The template `name` (one of TEMPLATES) as these settings read it."""
@@ -208,6 +217,7 @@ def of(*, thought: config.Config, models: config.Config, importance: config.Conf
         attractor=AttractorSettings(**raw["attractor"]) if "attractor" in raw else None,
         plan=PlanSettings(**raw["plan"]) if "plan" in raw else None,
         talk=TalkSettings(**raw["talk"]) if "talk" in raw else None,
+        requests=raw.get("requests", PATTERNED), grounded=bool(raw.get("grounded", False)),
     )
 
 
