@@ -111,7 +111,7 @@ def prepared(mind: Mind, question: str, query: np.ndarray, rc: Recall | None, st
         return iv
     iv.prompt = render(template, name=mind.name, day=mind.day, interests=mind.interests,
                        question=question, memories=laws.collapse(iv.shown))
-    iv.schema = interview_schema([m.id for m in iv.shown], chars,
+    iv.schema = interview_schema([m.id for m in iv.shown], chars, bounded=st.bounded,
                                  lines={m.id: m.text for m in iv.shown})
     return iv
 

@@ -245,7 +245,7 @@ def _ask_questions(now: int, due: Sequence[Due], rows: _Rows, oracle,
     # Each ask's request names the words of its own window; the seam checks the one shape.
     saids = calls.generate_all(oracle, [
         calls.ask(st, "questions", r.prompt,
-                  asked_schema(st.questions, request=True,
+                  asked_schema(st.questions, request=True, bounded=st.bounded,
                                words=line_words(m.text for m in r.window)), r.seed)
         for r in asking])
     for r, said in zip(asking, saids, strict=True):
@@ -303,7 +303,8 @@ def _rank_and_state(now: int, refl: Sequence[Reflection], rows: _Rows, seen: _Se
                               memories=laws.collapse(x.memory for x in s.ranked))
             ids = [x.memory.id for x in s.ranked]
             lines = {x.memory.id: x.memory.text for x in s.ranked}
-            s.schema, s.check = drawn_schema(ids, lines=lines), drawn_schema(ids, request=False)
+            s.schema = drawn_schema(ids, lines=lines, bounded=st.bounded)
+            s.check = drawn_schema(ids, request=False)
             asks.append(calls.ask(st, "statement", s.prompt, s.schema, r.seed))
             r.statements.append(s)
     stated = [s for r in refl for s in r.statements]

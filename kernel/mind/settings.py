@@ -105,6 +105,11 @@ class Settings:
         raise TemplateError(f"no template {name!r} among {', '.join(t.name for t in self.templates)}")
 
     @property
+    def bounded(self) -> bool:
+        """Whether a request bounds an answer's structure only (`requests: bounded`)."""
+        return self.requests == BOUNDED
+
+    @property
     def models(self) -> tuple[str, str]:
         """Every model a run under these settings asks: the pre-flight asks each for its digest."""
         return (self.generate_model, self.embed_model)

@@ -311,7 +311,7 @@ def _asked(us: Sequence[Utterance], m: Meeting, st: Settings, oracle,
                           bond=m.bond(u.speaker, u.listener), heard=u.heard,
                           memories=list(u.shown))
         lines = {r.id: r.text for r in u.shown}
-        u.schema = talk_schema([r.id for r in u.shown], t.chars, lines=lines)
+        u.schema = talk_schema([r.id for r in u.shown], t.chars, lines=lines, bounded=st.bounded)
         asks.append(calls.ask(st, u.purpose, u.prompt, u.schema, u.seed, limit=t.limit))
     saids = calls.generate_all(oracle, asks)
     for u, said in zip([u for u in us if u.shown], saids, strict=True):

@@ -46,10 +46,12 @@ def _answered(line: str) -> str:
 
 
 def interview_schema(shown: object, chars: int = ANSWER_CHARS, most: int = CITED, *,
-                     request: bool = True, lines: Mapping[int, str] | None = None) -> bytes:
+                     request: bool = True, lines: Mapping[int, str] | None = None,
+                     bounded: bool = False) -> bytes:
     """An answer of at most `chars` characters drawn from 1 to `most` of the ids `shown` (the
     request: an `enum` of them, and with `lines` each first id's branch naming a word of its
-    line), or the check of the same shape (`request=False`)."""
+    line; a `bounded` request the `enum` and the bounds alone, no pattern and no tie), or the
+    check of the same shape (`request=False`)."""
     if not isinstance(chars, int) or isinstance(chars, bool) or chars < STATEMENT_MIN_CHARS:
         raise SeamError(f"Expected an answer of at least {STATEMENT_MIN_CHARS} characters "
                         f"but got chars={chars!r}")
@@ -59,13 +61,13 @@ def interview_schema(shown: object, chars: int = ANSWER_CHARS, most: int = CITED
     said: dict[str, Any] = {"type": "string", "minLength": STATEMENT_MIN_CHARS,
                             "maxLength": chars}
     n = min(most, len(ids))
-    if request and lines is not None:
+    if request and lines is not None and not bounded:
         missing = [i for i in ids if i not in lines]
         if missing:
             raise SeamError(f"Expected the line of every shown id but got none for {missing[0]}")
         return _bytes({"anyOf": [_drawn(numbers, {**said, "pattern": _answered(lines[first])})
                                  for numbers, first in _firsts(ids, n)]})
-    if request:
+    if request and not bounded:
         said["pattern"] = ANSWERED_PATTERN
     an_id: dict[str, Any] = {"type": "integer", "enum": ids} if request else {"type": "integer"}
     return _bytes(_drawn({"type": "array", "items": an_id, "minItems": 1, "maxItems": n}, said))

@@ -94,14 +94,16 @@ def _bytes(schema: dict[str, Any]) -> bytes:
                       allow_nan=False).encode("utf-8")
 
 
-def asked_schema(n: int, *, request: bool = False, words: object = ()) -> bytes:
+def asked_schema(n: int, *, request: bool = False, words: object = (),
+                 bounded: bool = False) -> bytes:
     """The questions answer: `{"questions": [exactly n distinct strings]}` and no other field;
-    as the `request` a call sends, each string also a question of words (ASKED_PATTERN), and
-    one naming a word of the lines shown where `words` are given (`line_words`)."""
+    as the `request` a call sends under patterned requests, each string also a question of
+    words (ASKED_PATTERN), and one naming a word of the lines shown where `words` are given
+    (`line_words`); a `bounded` request is the answer's shape alone, its words the model's."""
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise SeamError(f"Expected a count of questions >= 1 but got n={n!r}")
     item: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": QUESTION_CHARS}
-    if request:
+    if request and not bounded:
         named = list(words) if not isinstance(words, str) else [words]
         item["pattern"] = _naming(named, 3, 4, "[?]", ASKED_OPENING) if named else ASKED_PATTERN
     return _bytes({
@@ -132,7 +134,8 @@ def ids_of(shown: object, what: str) -> list[int]:
 
 
 def drawn_schema(shown: object, most: int = CITED, *, request: bool = True,
-                 words: object = (), lines: Mapping[int, str] | None = None) -> bytes:
+                 words: object = (), lines: Mapping[int, str] | None = None,
+                 bounded: bool = False) -> bytes:
     """The statement answer of one ask: a statement of at most STATED_CHARS, drawn from 1 to
     `most` ids (at most as many as were shown).
 
@@ -148,18 +151,22 @@ def drawn_schema(shown: object, most: int = CITED, *, request: bool = True,
     cites: one branch (`anyOf`) for each first id and count, the first id fixed
     (`prefixItems`), the statement naming a word of that id's line (`line_words`). A model
     that picked its numbers first then writes about the line it picked first, where with
-    the words of every line shown it names any of them."""
+    the words of every line shown it names any of them.
+
+    A `bounded` request (a thought file's `requests: bounded`) is the request's structure
+    alone: the ids an `enum` of those shown, 1 to `most` of them, the statement at most
+    STATED_CHARS; no pattern, no tie to a first line, every word the model's own."""
     if not isinstance(most, int) or isinstance(most, bool) or most < 1:
         raise SeamError(f"Expected a count of citations >= 1 but got most={most!r}")
     ids = ids_of(shown, "a statement call")
     an_id: dict[str, Any] = {"type": "integer", "enum": ids} if request else {"type": "integer"}
     statement: dict[str, Any] = {"type": "string", "minLength": STATEMENT_MIN_CHARS,
                                  "maxLength": STATED_CHARS}
-    if request:
+    if request and not bounded:
         named = list(words) if not isinstance(words, str) else [words]
         statement["pattern"] = (_naming(named, 3, 5, "[.!]?", first=STATED_OPENING) if named
                                 else STATED_PATTERN)
-    if request and lines is not None:
+    if request and lines is not None and not bounded:
         return _bytes({"anyOf": [_drawn(numbers, {**statement, "pattern": pattern})
                                  for numbers, pattern in _tied(ids, min(most, len(ids)), lines)]})
     return _bytes(_drawn({"type": "array", "items": an_id, "minItems": 1,

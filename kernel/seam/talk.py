@@ -38,10 +38,11 @@ SPOKEN_OPENING = "(I|You|We)"
 
 
 def talk_schema(shown: object, chars: int, most: int = CITED, *, request: bool = True,
-                lines: Mapping[int, str] | None = None) -> bytes:
+                lines: Mapping[int, str] | None = None, bounded: bool = False) -> bytes:
     """An utterance of at most `chars` characters drawn from 1 to `most` of the ids `shown`
     (the request: an `enum` of them, and with `lines` each first id's branch naming a word of
-    its line), or the check of the same shape (`request=False`)."""
+    its line; a `bounded` request the `enum` and the bounds alone, no pattern and no tie), or
+    the check of the same shape (`request=False`)."""
     if not isinstance(chars, int) or isinstance(chars, bool) or chars < STATEMENT_MIN_CHARS:
         raise SeamError(f"Expected an utterance of at least {STATEMENT_MIN_CHARS} characters "
                         f"but got chars={chars!r}")
@@ -50,10 +51,10 @@ def talk_schema(shown: object, chars: int, most: int = CITED, *, request: bool =
     ids = ids_of(shown, "an utterance")
     said: dict[str, Any] = {"type": "string", "minLength": STATEMENT_MIN_CHARS,
                             "maxLength": chars}
-    if request and lines is not None:
+    if request and lines is not None and not bounded:
         return _bytes({"anyOf": [_drawn(numbers, {**said, "pattern": _spoken(lines[first])})
                                  for numbers, first in _firsts(ids, min(most, len(ids)))]})
-    if request:
+    if request and not bounded:
         said["pattern"] = SPOKEN_PATTERN
     an_id: dict[str, Any] = {"type": "integer", "enum": ids} if request else {"type": "integer"}
     return _bytes(_drawn({"type": "array", "items": an_id, "minItems": 1,
