@@ -71,6 +71,10 @@ def _sources(src: Path) -> list[tuple[Path, Path]]:
     """Every shipped file a new project gets, as (where it is, where it goes under the project)."""
     out = [(p, Path("configs") / p.name) for p in sorted((src / "configs").iterdir())
            if p.is_file() and p.suffix in (".json", ".tmpl")]
+    # A folder of templates a shipped scenario renders (configs/smollm2), beside configs/'s own.
+    out += [(p, Path("configs") / d.name / p.name) for d in sorted((src / "configs").iterdir())
+            if d.is_dir() and d.name != "schema" for p in sorted(d.iterdir())
+            if p.is_file() and p.suffix == ".tmpl"]
     for name in SCENARIOS:
         folder = src / "fixtures" / name
         if not (folder / "scenario.json").is_file():

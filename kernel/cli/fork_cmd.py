@@ -100,6 +100,8 @@ def _fill(folder: Path, name: str, p, report, recording: Path | None, label: dic
     for key in ("thought", "models", "importance"):   # a config of the home the parent names
         if key not in v and key not in own and p.parent.names(key) is not None:
             v[key] = p.parent.names(key)
+    if p.parent.template_folder is not None:   # the templates the parent's runs render
+        v["templates"] = p.parent.template_folder
     if len(p.parent.reflecting) != len(p.parent.world.people):
         v["reflecting"] = list(p.parent.reflecting)
     if recording is not None:

@@ -84,6 +84,13 @@ class Scenario:
         """What the log header records: the world config's digest for a world run, else `digest`."""
         return self.world.digest if self.world_only else self.digest
 
+    @property
+    def template_folder(self) -> str | None:
+        """The folder of configs/ its templates are read from (scenario.json's `templates`);
+        None: configs/'s own."""
+        got = self.raw.get("templates")
+        return got if isinstance(got, str) else None
+
     def names(self, key: str) -> str | None:
         """The file scenario.json names for `key` (thought, models, importance), as written:
         one beside it, or a config of the home by name; None where it names none."""
@@ -145,13 +152,14 @@ class _Reader:
             self._got[key] = config.load(path, schema=schema)
         return self._got[key]
 
-    def templates(self) -> tuple[TemplateFile, ...]:
-        """The templates a run renders (msettings.TEMPLATES), those known not read again."""
+    def templates(self, folder: str | None = None) -> tuple[TemplateFile, ...]:
+        """The templates a run renders (msettings.TEMPLATES), from configs/FOLDER where a
+        scenario names one, those known not read again."""
         out = []
         for name in msettings.TEMPLATES:
-            p = config.config_file(name).resolve()
+            p = config.config_file(name if folder is None else f"{folder}/{name}").resolve()
             if p not in self._templates:
-                self._templates[p] = template_file(name)
+                self._templates[p] = template_file(name, folder)
             out.append(self._templates[p])
         return tuple(out)
 
@@ -199,7 +207,7 @@ def load(name_or_path: str | os.PathLike, *,
         paths = {"thought": own("thought", "thought"), "models": own("models", "models"),
                  "embedder": config.config_file("embedder.json")}
         got = {k: read(p, k) for k, p in paths.items()}
-        settings = msettings.of(**got, importance=imp, templates=read.templates())
+        settings = msettings.of(**got, importance=imp, templates=read.templates(v.get("templates")))
         night = msettings.night_of(got["thought"])
         configs += got.items()
     ex = v.get("exemplars")

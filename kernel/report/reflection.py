@@ -23,7 +23,7 @@ from kernel.errors import VillageError
 from kernel.mind.reflect import Reflection, Round
 from kernel.oracle import entry, exemplar, minilm
 from kernel.report.views import Case, Chain, ChainStep, Cut, Refusals, SettingsView
-from kernel.seam import shipped_templates, template_file
+from kernel.seam import QUESTIONS, STATEMENT
 from kernel.seam.plan import NIGHT
 
 
@@ -48,7 +48,8 @@ def settings_view(sc: Scenario) -> SettingsView:
     if sc.settings is None or sc.models is None:
         raise VillageError(f"scenario {sc.name} has nobody who reflects, so no reflection settings")
     night = sc.night
-    templates = shipped_templates() + ((template_file(NIGHT),) if night is not None else ())
+    templates = tuple(sc.settings.template(n) for n in (QUESTIONS, STATEMENT)) + (
+        (sc.settings.template(NIGHT),) if night is not None else ())
     digest, embed = _pins(sc)
     return SettingsView(sc.settings, sc.models.value.backend, digest, templates, config.home_line(),
                         embed_digest=embed, valences=sc.valences is not None, night=night)

@@ -74,18 +74,24 @@ def _file_name(name: str) -> str:
     return name if name.endswith(".tmpl") else name + ".tmpl"
 
 
-def template_file(name: str) -> TemplateFile:
-    """Read `configs/NAME` (the `.tmpl` suffix may be left off) with its size and sha256."""
+def template_file(name: str, folder: str | None = None) -> TemplateFile:
+    """Read `configs/NAME` (the `.tmpl` suffix may be left off), or `configs/FOLDER/NAME` where a
+    scenario names a folder of templates of its own, with its size and sha256."""
     fname = _file_name(name)
-    path = config.config_file(fname)
+    if folder is not None and (not isinstance(folder, str) or not folder or "/" in folder
+                               or "\\" in folder or folder.startswith(".")):
+        raise TemplateError(f"Expected a folder of configs/ such as 'smollm2' but got "
+                            f"folder={folder!r}")
+    shown = fname if folder is None else f"{folder}/{fname}"
+    path = config.config_file(shown)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise TemplateError(f"no template configs/{fname}") from None
+        raise TemplateError(f"no template configs/{shown}") from None
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise TemplateError(f"configs/{fname} is not UTF-8 (byte {e.start})") from None
+        raise TemplateError(f"configs/{shown} is not UTF-8 (byte {e.start})") from None
     return TemplateFile(name=fname, path=path, bytes=raw, sha256=hashlib.sha256(raw).hexdigest())
 
 

@@ -65,11 +65,39 @@ def test_home_names_a_folder_or_is_refused(tmp_path, clean):
 def test_the_projects_own_template_wins_over_the_checkouts(tmp_path, monkeypatch, clean):
     for d in ("configs", "fixtures", "exemplars"):
         shutil.copytree(CHECKOUT / d, tmp_path / d)
-    t = tmp_path / "configs" / "reflect-questions.tmpl"
+    t = tmp_path / "configs" / "smollm2" / "reflect-questions.tmpl"
     t.write_bytes(t.read_bytes().replace(b"day", b"Day", 1))
     monkeypatch.chdir(tmp_path)
     res = CliRunner().invoke(main, ["replay", "day-of-three"])
     assert res.exit_code == 1 and "DIFFERS" in res.output
+
+
+def test_a_scenario_renders_the_templates_of_the_folder_it_names_and_configs_own_are_free(
+        tmp_path, monkeypatch, clean):
+    for d in ("configs", "fixtures", "exemplars"):
+        shutil.copytree(CHECKOUT / d, tmp_path / d)
+    t = tmp_path / "configs" / "reflect-questions.tmpl"
+    t.write_bytes(t.read_bytes().replace(b"day", b"Day", 1))
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["replay", "day-of-three"])
+    assert res.exit_code == 0 and "every one to its committed head hash" in res.output, res.output
+
+
+@pytest.mark.parametrize("folder", ["none-such", "../configs", "Smollm2"])
+def test_a_scenario_naming_a_folder_of_templates_that_is_not_one_is_refused_in_one_line(
+        tmp_path, monkeypatch, clean, folder):
+    d = tmp_path / "mine"
+    shutil.copytree(CHECKOUT / "fixtures" / "day-of-three", d)
+    v = json.loads((d / "scenario.json").read_text())
+    v["templates"] = folder
+    v["exemplars"] = str(CHECKOUT / v["exemplars"])
+    (d / "scenario.json").write_text(json.dumps(v))
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["--home", str(CHECKOUT), "run", str(d), "--out", "r.log"])
+    assert res.exit_code != 0 and res.exception is None or isinstance(res.exception, SystemExit)
+    last = res.output.strip().splitlines()[-1]
+    assert "Traceback" not in res.output and ("templates" in last or "template" in last), last
+    assert not (tmp_path / "r.log").exists()
 
 
 def test_a_scenario_with_its_own_importance_json_runs(tmp_path, monkeypatch, clean):
