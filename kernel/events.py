@@ -44,6 +44,23 @@ class Event:
 
 
 @dataclass(frozen=True, slots=True)
+class Placed(Event):
+    """A named place of the world, as its config names it, written at tick 0 before anyone
+    is founded: its `index` among the places, `name`, what `grows` there, the `preposition` a
+    row puts before its name, and its `cells`, rectangles as x0, y0, x1, y1 (corners both in),
+    four integers each. A world that names no places writes none, so its log is as it was;
+    perception reads the places from here, so rows are worded from the log alone."""
+
+    kind: ClassVar[str] = "placed"
+    concerns: ClassVar[tuple[str | None, str | None]] = (None, None)   # the world's, nobody's
+    index: int
+    name: str
+    grows: str
+    preposition: str
+    cells: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Founded(Event):
     """A villager begins its life at this tick, on cell (x, y)."""
 
@@ -375,9 +392,9 @@ class Spoke(Event):
 
 KINDS: dict[str, type[Event]] = {
     c.kind: c
-    for c in (Founded, Walked, Ate, Gathered, Begged, Gave, Took, CameIntoSight, WentOutOfSight,
-              Answered, Refusal, Thought, Refelt, Recurred, Forgotten, Absorbed, BasinsSeeded,
-              BasinsMoved, KeywordsConsolidated, Intended, Given, Spoke)
+    for c in (Placed, Founded, Walked, Ate, Gathered, Begged, Gave, Took, CameIntoSight,
+              WentOutOfSight, Answered, Refusal, Thought, Refelt, Recurred, Forgotten, Absorbed,
+              BasinsSeeded, BasinsMoved, KeywordsConsolidated, Intended, Given, Spoke)
 }
 
 

@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from kernel.report.words import LIST as WORD_LIST
+from kernel.report.words import PACKAGE as WORD_PACKAGE
+
 settings.register_profile("village", deadline=None, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("village")
@@ -29,24 +32,31 @@ OPTIONAL = {
     "cluster": (("ray",), "pip install '.[cluster]' (make setup does)"),
     # a need written "bin:NAME" is a program on PATH rather than a module
     "browser": (("bin:chromium",), "apt-get install chromium (.ci/run does where it is missing)"),
+    # a need written "file:PATH" is a file the system installs
+    "words": ((f"file:{WORD_LIST}",),
+              f"apt-get install {WORD_PACKAGE} (.ci/run does where it is missing)"),
 }
 
 
 def _there(need: str) -> bool:
     if need.startswith("bin:"):
         return shutil.which(need[4:]) is not None
+    if need.startswith("file:"):
+        return Path(need[5:]).is_file()
     return importlib.util.find_spec(need) is not None
 
 
 def missing(marker: str) -> str | None:
     needs, how = OPTIONAL[marker]
-    gone = [n.removeprefix("bin:") for n in needs if not _there(n)]
+    gone = [n.removeprefix("bin:").removeprefix("file:") for n in needs if not _there(n)]
     return f"needs {', '.join(gone)}: {how}" if gone else None
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "embed: needs the sentence embedder (onnxruntime, "
                                        "tokenizers and its pinned files)")
+    config.addinivalue_line("markers", "words: needs the word list the reader's measures read "
+                                       "(Debian's wamerican)")
 
 
 def pytest_runtest_setup(item):

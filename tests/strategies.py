@@ -54,6 +54,7 @@ def worlds(draw, most: int = 5) -> WorldConfig:
     width, height = draw(st.integers(2, 8)), draw(st.integers(2, 8))
     n = draw(st.integers(2, most))
     value = configs.thaw(configs.load("world").value)
+    value.pop("places", None)    # the shipped places are on the shipped grid, not on this one
     value.update({
         "seed": draw(st.integers(0, 2**63)),
         "grid": {"width": width, "height": height},

@@ -4,7 +4,8 @@ Thin: parse, find the log and its scenario, make the oracle, call kernel.intervi
 SOURCE is a run's log (its scenario found by the header's digest) or a scenario of the home
 (its recording replayed to a temporary log). One QUESTION with --who prints the retrieval
 table, the answer and each cited line; --battery asks every question of every villager (or
-those --who names) under every --variant, and prints the scores.
+those --who names) under every --variant, and prints the scores. `--json` prints every
+figure and every answer's row as one JSON object instead.
 """
 
 from __future__ import annotations
@@ -170,6 +171,54 @@ def battery_lines(s: isn.Session) -> list[str]:
     return out
 
 
+def _score(sc: isn.Score) -> dict:
+    return {"asked": sc.asked, "said": sc.said, "answered": sc.answered, "known": sc.known,
+            "correct": sc.correct, "valid": sc.valid, "accuracy": sc.accuracy,
+            "cosine": sc.cosine, "chance": sc.chance}
+
+
+def _answer(x: isn.Asked) -> dict:
+    iv, t = x.interview, x.truth
+    return {"variant": x.variant, "villager": iv.name, "question": x.question.id,
+            "category": x.category, "question_text": x.text,
+            "text": iv.answer if iv.accepted else None,
+            "said": iv.said.text if iv.said is not None else None,
+            "cites": list(iv.cites) if iv.accepted else [], "accepted": iv.accepted,
+            "refused": str(iv.refused) if iv.refused is not None else None,
+            "correct": x.correct,
+            "chance": t.chance if t is not None and t.known else None,
+            "right": sorted(t.right) if t is not None and t.known else None,
+            "cosine": x.cosine}
+
+
+def document(s: isn.Session, a: isn.At) -> dict:
+    """Every figure of an interview and every answer, as one JSON object: the scores per
+    variant, villager and category and per variant and category, the memory questions' chance,
+    each villager's distinct answers under each variant, and every answer's row."""
+    from kernel.laws.minds import distinct
+
+    keyed = sorted(isn.table(s, ("variant", "villager", "category")).items(),
+                   key=lambda kv: (s.variants.index(kv[0][0]) if kv[0][0] in s.variants else 0,
+                                   kv[0][1], _order(kv[0][2])))
+    mem = isn.table(s, ("category",)).get(("memory",))
+    said: dict[tuple[str, str], list[str]] = {}
+    for x in s.asked:
+        if x.interview.accepted:
+            said.setdefault((x.variant, x.interview.name), []).append(x.interview.answer)
+    return {
+        "scenario": s.scenario, "tick": s.tick, "day": a.day, "head": s.head_hex,
+        "who": list(s.who), "variants": list(s.variants), "skipped": list(s.skipped),
+        "transcript_sha256": s.transcript_sha256,
+        "scores": [{"variant": v, "villager": who, "category": c, **_score(sc)}
+                   for (v, who, c), sc in keyed],
+        "compared": [{"variant": v, "category": c, **_score(sc)}
+                     for (v, c), sc in isn.table(s, ("variant", "category")).items()],
+        "memory_chance": mem.chance if mem is not None else None,
+        "distinct": [{"variant": v, "villager": who, "answers": n, "distinct": d}
+                     for (v, who), xs in said.items() for d, n in [distinct(xs)]],
+        "answers": [_answer(x) for x in s.asked]}
+
+
 @click.command("interview", context_settings=CONTEXT)
 @click.argument("source")
 @click.argument("question", required=False)
@@ -190,9 +239,12 @@ def battery_lines(s: isn.Session) -> list[str]:
               help="The recording --oracle replay reads (default: the scenario's committed "
                    "interviews, exemplars/interviews/NAME.json).")
 @click.option("--accept-digest", is_flag=True, help="Ask a model whose digest is not the pinned one.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print every figure and every answer's row as one JSON object.")
 def interview_cmd(source: str, question: str | None, who: tuple[str, ...], tick: int | None,
                   battery: Path | None, variants: tuple[str, ...], backend: str,
-                  record: Path | None, exemplars: Path | None, accept_digest: bool) -> None:
+                  record: Path | None, exemplars: Path | None, accept_digest: bool,
+                  as_json: bool) -> None:
     """Ask a villager of SOURCE (a run's log, or a scenario) QUESTION at tick --at, or a battery.
 
     The villager's memory and felt state are folded from the log up to the tick and no
@@ -230,15 +282,21 @@ def interview_cmd(source: str, question: str | None, who: tuple[str, ...], tick:
         finally:
             oracle.close()
         lines = one_lines(s, a) if question is not None else battery_lines(s)
-        for line in lines:
+        for line in lines if not as_json else ():
             click.echo(line)
-        if path is not None:
-            _check_replayed(s, oracle, path)
+        done = _check_replayed(s, oracle, path) if path is not None else None
         if record is not None:
             rel = _rel(battery)
             ir.save(record, oracle, s, rel)
-            click.echo(f"  recorded {oracle.calls} calls and {oracle.embeddings} embeddings to "
-                       f"{record}; transcript sha256 {s.transcript_sha256}")
+            done = (f"  recorded {oracle.calls} calls and {oracle.embeddings} embeddings to "
+                    f"{record}; transcript sha256 {s.transcript_sha256}")
+        if as_json:
+            import json
+
+            click.echo(json.dumps({**document(s, a), "done": done.strip() if done else None},
+                                  ensure_ascii=False, indent=1, allow_nan=False))
+        elif done is not None:
+            click.echo(done)
 
 
 def _rel(p: Path | None) -> str | None:
@@ -251,7 +309,7 @@ def _rel(p: Path | None) -> str | None:
         return str(p.resolve())
 
 
-def _check_replayed(s: isn.Session, oracle, path: Path) -> None:
+def _check_replayed(s: isn.Session, oracle, path: Path) -> str:
     meta = ir.meta_of(path)
     if oracle.unread:
         raise VillageError(f"the interview does not replay from {path}: {oracle.unread} "
@@ -262,8 +320,8 @@ def _check_replayed(s: isn.Session, oracle, path: Path) -> None:
         raise VillageError(f"the interview does not replay from {path}: its transcript's sha256 "
                            f"is {s.transcript_sha256}, and the recording's is "
                            f"{meta['transcript_sha256']}")
-    click.echo(f"  replayed from {path}: {oracle.read} calls, every prompt the recorded bytes, "
-               f"transcript sha256 {s.transcript_sha256}")
+    return (f"  replayed from {path}: {oracle.read} calls, every prompt the recorded bytes, "
+            f"transcript sha256 {s.transcript_sha256}")
 
 
 COMMANDS = (interview_cmd,)

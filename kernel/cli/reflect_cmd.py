@@ -60,7 +60,10 @@ def settings_lines(sc: msc.Scenario) -> list[str]:
            f"  plus {st.thought.first_bonus} for the first thought of a life; no grams band, "
            f"because no grams move in one", "", *_night_lines(view), ""]
     for tf in view.templates:
-        out.append(f"  configs/{tf.name}, {tf.size} bytes, sha256 {tf.sha256[:16]}")
+        parts = tf.path.parts   # configs/NAME, or configs/FOLDER/NAME where the scenario names one
+        shown = "/".join(parts[len(parts) - 1 - parts[::-1].index("configs"):]) \
+            if "configs" in parts else f"configs/{tf.name}"
+        out.append(f"  {shown}, {tf.size} bytes, sha256 {tf.sha256[:16]}")
         out.extend("  " + x for x in _bar(tf.bytes))
         out.append("")
     out += ["  no template says which memories may be cited or grouped, or that a citation has",

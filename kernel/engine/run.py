@@ -198,6 +198,8 @@ class Engine:
                  phases: Sequence[tuple[str, Phase]] = PHASES):
         self.scenario = sc
         self.settings = settings or sc.settings
+        if self.settings is not None:     # the prompts tell rows' times where the world is in words
+            self.settings = self.settings.worded(sc.world.in_words)
         self.oracle = oracle
         if sc.reflecting and (self.settings is None or oracle is None):
             raise VillageError(f"scenario {sc.name} has villagers who reflect, and a reflection "
@@ -227,6 +229,7 @@ class Engine:
         self.talks: TalkBook | None = None
         self.bonds: BondBook | None = None      # where the villagers talk: what passed, as bonds
         self.names = {p.id: p.name for p in sc.world.people}
+        self.village = frozenset(self.names.values())   # what a grounded seam holds names to
         self.founded = {p.id: p.founded for p in sc.world.people}
         self.given = {p.id: p.given for p in sc.world.people if p.given}
         self._minds_of(sc, self.settings)
@@ -290,7 +293,7 @@ class Engine:
         start, until, known_every = self._quiet
         if known_every == every and start <= tick < until:
             return []
-        got = [Due(p.id, p.name) for p in self._reflecting
+        got = [Due(p.id, p.name, self.village) for p in self._reflecting
                if p.founded <= tick and laws.due(p.founded, tick, every)]
         if not got:
             self._quiet = (tick, min(laws.next_due(p.founded, tick, every)

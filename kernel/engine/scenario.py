@@ -181,6 +181,9 @@ def load(name_or_path: str | os.PathLike, *,
             p = folder / v[key]
             if p.is_file():
                 return p
+            if os.path.lexists(p):   # one beside it is its own, never passed over for configs/'s
+                raise ConfigError(f"scenario {v['name']} names its own {key} file {v[key]!r}, and "
+                                  f"{p} is not a regular file it can read")
             named = Path(v[key])
             if named.name == v[key] and named.suffix == ".json":
                 q = config.config_file(v[key])
@@ -207,7 +210,8 @@ def load(name_or_path: str | os.PathLike, *,
         paths = {"thought": own("thought", "thought"), "models": own("models", "models"),
                  "embedder": config.config_file("embedder.json")}
         got = {k: read(p, k) for k, p in paths.items()}
-        settings = msettings.of(**got, importance=imp, templates=read.templates(v.get("templates")))
+        settings = msettings.of(**got, importance=imp, templates=read.templates(v.get("templates"))
+                                ).worded(world.in_words)
         night = msettings.night_of(got["thought"])
         configs += got.items()
     ex = v.get("exemplars")

@@ -43,14 +43,16 @@ class Question:
     def filled(self, name: str, day: int, other: str) -> str:
         return self.text.format(day=day, other=other, name=name)
 
-    def query(self, day: int) -> Query | None:
-        """The answer's query for an interview on `day` (None: the log knows no answer)."""
+    def query(self, day: int, places: tuple[str, ...] = ()) -> Query | None:
+        """The answer's query for an interview on `day` (None: the log knows no answer), in a
+        world whose places are `places` (none: a world not in words, whose rows name cells)."""
         if self.answer is None:
             return None
         a = dict(self.answer)
         d = a.get("day")
         return Query(kind=a["kind"], event=a["event"], gives=a["gives"], target=a.get("target"),
-                     day=day if d == "interview" else d, most=bool(a.get("most", False)))
+                     day=day if d == "interview" else d, most=bool(a.get("most", False)),
+                     places=places)
 
 
 @dataclass(frozen=True, slots=True)

@@ -170,7 +170,8 @@ def mind_of(a: At, villager: int, v: Variant) -> mi.Mind:
     interests = (view(a.basins.of(villager), st) if a.basins is not None and v.interests
                  else "")
     return mi.Mind(villager=villager, name=a.names[villager], now=a.tick, day=a.day,
-                   mine=mine, gone=gone, live=live, felt=felt, interests=interests)
+                   mine=mine, gone=gone, live=live, felt=felt, interests=interests,
+                   village=frozenset(p.name for p in a.sc.world.people))
 
 
 def _with(st: Settings, rt: laws.Retrieval) -> Settings:
@@ -213,6 +214,12 @@ class Asked:
         }
 
 
+SCORED = ("right", "chance", "correct", "cosine")
+"""What a transcript row holds of the scorer's, left out of the transcript's sha256: the digest a
+recording keeps names what was asked and answered, so judging the same answers by another rule
+(strict villagers, places for where) moves no recording."""
+
+
 def _r(x: float) -> float:
     return round(float(x), 6)
 
@@ -235,7 +242,8 @@ class Session:
         doc = {"scenario": self.scenario, "tick": self.tick, "head": self.head_hex,
                "battery": self.battery_sha256, "template": self.template_sha256,
                "who": list(self.who), "variants": list(self.variants),
-               "asked": [a.row() for a in self.asked]}
+               "asked": [{k: v for k, v in a.row().items() if k not in SCORED}
+                         for a in self.asked]}
         return (json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
                            allow_nan=False) + "\n").encode("utf-8")
 
@@ -256,7 +264,7 @@ def ask(a: At, battery: Battery, oracle, *, who: Sequence[str] = (),
     """Every question of `battery` (or `questions`) put to every villager of `who` (default:
     every villager with rows) under every variant named that the run has, at `a.tick`."""
     st = settings_of(a.sc)
-    tf = template if template is not None else template_file(INTERVIEW)
+    tf = template if template is not None else template_file(INTERVIEW, a.sc.template_folder)
     ids = ([a.who(n) for n in who] if who else
            sorted({m.villager for m in a.rows if m.villager in a.names}))
     vs = [battery.variant(n) if n != "full" or any(v.name == "full" for v in battery.variants)
@@ -294,7 +302,7 @@ def ask(a: At, battery: Battery, oracle, *, who: Sequence[str] = (),
     mi.asked(ivs, ms, st, oracle, battery.limit, battery.chars)
     _cosines(s, known, oracle, st)
     for x in s.asked:
-        qy = x.question.query(a.day)
+        qy = x.question.query(a.day, a.sc.world.places.names)
         if qy is None:
             continue
         x.truth = li.truth(a.of(x.interview.villager), x.interview.villager, a.tick, qy,

@@ -3,7 +3,8 @@
 This package owns every rule of the village that can be stated without a
 clock, a file, a model or a random draw: what a row is (`memory`), what it
 weighs (`importance`), how a log's events become rows (`perception`), when
-a villager reflects and what the seam accepts (`reflection`, `statement`),
+a villager reflects and what the seam accepts (`reflection`, `statement`, and
+`grounded`: whom an answer may name and who it may say gave or took from whom),
 which memories a question retrieves (`retrieval`), what a prompt shows of
 them, each repeated line once with every id (`window`), how strongly a row is
 felt, in integer thousandths, as it fades, is re-felt, absorbed and
@@ -38,6 +39,7 @@ from kernel.laws.attractor import (
     slugify,
     trajectory,
 )
+from kernel.laws.grounded import Claim, claims, judge_grounded, named
 from kernel.laws.memory import KINDS, Memory, ThoughtWeight
 from kernel.laws.reflection import Verdict, cite, depth, due, next_due, recent, reflected
 from kernel.laws.retrieval import (
@@ -78,6 +80,7 @@ __all__ = [
     "AttractorUpdate",
     "Basin",
     "BasinUpdate",
+    "Claim",
     "LawError",
     "Line",
     "Memory",
@@ -93,6 +96,7 @@ __all__ = [
     "attractor_update",
     "attractor_update_single",
     "cite",
+    "claims",
     "collapse",
     "consolidation_due",
     "cosine",
@@ -100,7 +104,9 @@ __all__ = [
     "due",
     "entropy",
     "felt",
+    "judge_grounded",
     "judge_statement",
+    "named",
     "next_due",
     "plain",
     "rank",

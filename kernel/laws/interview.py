@@ -4,14 +4,15 @@ A battery question may carry its answer as a query over the interviewed villager
 (`Query`): the rows of one kind and event, of one day or of every day up to the interview,
 where the villager is the one acted on (`target`) or not; and what the answer is to name of
 them, a villager (`who`: the others a row is about) or a place (`where`: the cell its text
-names). `most` keeps only the answers the most rows give. The truth (`truth`) is read off all
-the villager's rows up to the tick, forgotten ones too: what happened to it, whether it still
+names, or in a world in words, whose query carries its `places`, the place its text names).
+`most` keeps only the answers the most rows give. The truth (`truth`) is read off all the
+villager's rows up to the tick, forgotten ones too: what happened to it, whether it still
 remembers or not. Nothing matching: the log knows no answer, and the question is not scored.
 
-An answer is correct (`correct`) when it names one of the right villagers or places, or cites
-a row that gives a right one. The chance level (`Truth.chance`) is what answering at random
-scores: the right answers among every answer of that sort the villager could give (each other
-villager of the run for `who`, each place its rows name for `where`).
+An answer is correct (`correct`) when it names one of the right villagers or places and no
+wrong one; what it cites does not make it right. The chance level (`Truth.chance`) is what
+answering at random scores: the right answers among every answer of that sort the villager
+could give (each other villager of the run for `who`, each place its rows name for `where`).
 
 Pure: rows and names in, values out; it reads no file, clock or model.
 """
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 
 from kernel.laws._errors import LawError
 from kernel.laws.memory import KINDS, Memory
+from kernel.laws.places import last_named, mentions
 
 GIVES = ("who", "where")
 """What an answer may be asked to name: a villager, or a place."""
@@ -42,6 +44,7 @@ class Query:
     target: bool | None = None  # the villager is among the row's `about` (True), not (False), either
     day: int | None = None      # the day (from 1) of the rows; None: every day up to the tick
     most: bool = False          # only the answers the most rows give
+    places: tuple[str, ...] = ()  # a world in words: its places' names, what `where` names
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -53,6 +56,9 @@ class Query:
         if self.day is not None and (isinstance(self.day, bool) or not isinstance(self.day, int)
                                      or self.day < 1):
             raise LawError(f"Expected a day from 1 but got day={self.day!r}")
+        if not isinstance(self.places, tuple) or not all(isinstance(n, str) and n.strip()
+                                                         for n in self.places):
+            raise LawError(f"Expected places as a tuple of names but got places={self.places!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +66,7 @@ class Truth:
     """What the log knows: the right answers, the rows that give one, and every answer the
     villager could give of that sort."""
 
-    right: frozenset[str]       # names, or cells written "x,y"
+    right: frozenset[str]       # names, or cells written "x,y", or places' names in words
     rows: frozenset[int]        # the rows that give a right answer
     candidates: frozenset[str]
 
@@ -82,9 +88,15 @@ def cell_of(text: str) -> str | None:
     return f"{got[-1][0]},{got[-1][1]}" if got else None
 
 
+def where_of(text: str, q: Query) -> str | None:
+    """The place a row's text names for a `where` query: the place it names last, in a world
+    in words (`q.places`), else the last cell."""
+    return last_named(text, q.places) if q.places else cell_of(text)
+
+
 def _answers(m: Memory, villager: int, q: Query, names: Mapping[int, str]) -> list[str]:
     if q.gives == "where":
-        c = cell_of(m.text)
+        c = where_of(m.text, q)
         return [c] if c is not None else []
     return [names[i] for i in m.about if i != villager and i in names]
 
@@ -116,15 +128,18 @@ def truth(rows: Iterable[Memory], villager: int, now: int, q: Query, names: Mapp
     if q.gives == "who":
         candidates = {n for i, n in names.items() if i != villager}
     else:
-        candidates = {c for m in mine if (c := cell_of(m.text)) is not None}
+        candidates = {c for m in mine if (c := where_of(m.text, q)) is not None}
     return Truth(right=frozenset(right), rows=frozenset(i for a in right for i in giving[a]),
                  candidates=frozenset(candidates | right))
 
 
 def named(answer: str, q: Query, names: Iterable[str]) -> list[str]:
     """What `answer` names of the sort `q` asks for, in the order it names them: villagers by
-    their names (as whole words, in any case), or cells."""
+    their names (as whole words, in any case), or cells, or in a world in words places (by
+    their names, in any case, as kernel.laws.places.mentions reads them)."""
     if q.gives == "where":
+        if q.places:
+            return mentions(answer, q.places)
         return [f"{a},{b}" for a, b in _CELL.findall(answer)]
     words = re.findall(r"[A-Za-z]+", answer.casefold())
     by = {n.casefold(): n for n in names}
@@ -137,11 +152,13 @@ def named(answer: str, q: Query, names: Iterable[str]) -> list[str]:
 
 
 def correct(answer: str, cites: Sequence[int], t: Truth, q: Query, names: Iterable[str]) -> bool:
-    """Whether an answer says what the log knows: it names a right villager or place, or it
-    cites a row that gives one."""
+    """Whether an answer says what the log knows, strictly: it names a right villager or place
+    and no wrong one. What it cites is not what it says: naming none while citing a row that
+    gives a right one is not right, and neither is naming a wrong one beside a right one."""
     if not t.known:
         return False
-    return bool(set(named(answer, q, names)) & t.right) or bool(set(cites) & t.rows)
+    said = set(named(answer, q, names))
+    return bool(said & t.right) and said <= t.right
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:

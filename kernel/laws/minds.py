@@ -10,9 +10,14 @@ tags, compared as the seam compares text, `statement.plain`). A thought is groun
 cosine of its vector to the mean of the vectors of the rows it cites (`grounding`); it is a
 near-restatement when it lies within a small edit (`edit_share`) or a high cosine of a line its
 prompt showed (`nearness`); a villager's thoughts are alike by the mean cosine of every pair of
-them (`alike`). Every threshold is named once, below, with its reason. This module must not call
-a model, read the log, render a template or know where a vector came from: the run's measure
-(kernel.report.minds) hands in the texts, the template's pieces and the vectors.
+them (`alike`). What the villagers said is read as a reader reads it (`read`, summed by
+`read_tally`): its words that are real (`real`, in a word list or the world's names), whether it
+is a complete sentence (`sentence`), copies a cited line (`copies`), runs words together
+(`run_together`), and names villagers its citations ground (`grounded_names`); and how many of
+a villager's answers differ (`distinct`). Every threshold is named once, below, with its reason.
+This module must not call a model, read the log or a file, render a template or know where a
+vector came from: the run's measure (kernel.report.minds) hands in the texts, the template's
+pieces, the vectors and the word list, as a frozenset.
 """
 
 from __future__ import annotations
@@ -404,3 +409,248 @@ def worst(answers: Iterable[Answer], n: int = 5) -> tuple[Answer, ...]:
                             a.villager, PURPOSES.index(a.purpose) if a.purpose in PURPOSES else 3,
                             a.index))
     return tuple(bad[:integer("n", n, at_least=0)])
+
+
+# --- what was said, as a reader reads it ------------------------------------------------------
+
+READS = ("thought", "utterance", "interview")
+"""What a reader reads of a run, in this order: its thoughts (the statements accepted), its
+utterances (the talk the seam let be said) and its interview answers (those the seam let stand)."""
+ONE_LETTER = frozenset({"a", "i"})
+"""The only words of one letter a reader takes for words: a word list holds every letter (as
+the letter's name), and a lone "s" or "t" in a sentence is a word cut short."""
+SENTENCE_WORDS = 3
+"""A complete sentence has at least this many words: who, what they did, and to what or whom
+("Ander took bread."). It stands in for "holds a verb", which no rule this simple can see."""
+SENTENCE_ENDS = ".!?"
+"""The marks a complete sentence ends with (closing quotes and brackets after them aside)."""
+RUN_PIECE = 3
+"""A word of words run together has at least this many letters, or is one of SHORT_WORDS: a
+word list holds every letter and hundreds of two-letter abbreviations and symbols ("er",
+"ed", "au"), and with those nearly any garble splits ("urned" into "urn" and "ed")."""
+SHORT_WORDS = frozenset({"am", "an", "as", "at", "be", "by", "do", "go", "he", "if", "in", "is",
+                         "it", "me", "my", "no", "of", "oh", "on", "or", "so", "to", "up", "us",
+                         "we"})
+"""The two-letter words of English's grammar, the short words a model runs into the next
+("ofsight", "onThursday", "toAnder")."""
+RUN_PIECES = 4
+"""Words run together are at most this many ("happywithme" is three); a token that splits only
+into more is a garble, not words said without their spaces."""
+COPY_EDIT = NEAR_EDIT
+"""A text within this share of edits of a cited line copies it: the share at which a thought
+is a near-restatement of a line it was shown (NEAR_EDIT), one rule for both."""
+
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+_OPENERS = "\"'“‘(«"
+_CLOSERS = "\"'”’)»"
+_QUOTED = re.compile(r'"([^"]*)"|“([^”]*)”')
+
+
+def words_of(text: str) -> tuple[str, ...]:
+    """The words of a text as a reader counts them, as they stand: each run of letters, an
+    apostrophe inside it kept ("didn't", "Mose's"); digits, punctuation and spaces are none,
+    so "went from 11,2 to 9,3" is three words and "well-kept" two."""
+    return tuple(_WORD.findall(unicodedata.normalize("NFKC", _text("text", text))))
+
+
+def folded(word: str) -> str:
+    """A word as it is looked up: NFKC, casefolded, its apostrophe made plain, a possessive 's
+    taken off ("Mose's" and "MOSE" are "mose")."""
+    w = unicodedata.normalize("NFKC", _text("word", word)).casefold().replace("’", "'")
+    return w[:-2] if w.endswith("'s") and len(w) > 2 else w
+
+
+def lexicon(listed: Iterable[str], names: Iterable[str]) -> frozenset[str]:
+    """The words a reader knows: those of a word list and every word of the world's own
+    names (its villagers' and its places'), each folded."""
+    return frozenset({folded(w) for w in listed}
+                     | {folded(w) for n in names for w in words_of(_text("a name", n))})
+
+
+def real(word: str, known: frozenset[str]) -> bool:
+    """Whether a word is real: folded, it is in `known` (`lexicon`); of one letter, only the
+    words of ONE_LETTER are."""
+    w = folded(word)
+    return w in ONE_LETTER if sum(ch.isalpha() for ch in w) == 1 else w in known
+
+
+def _piece(word: str, known: frozenset[str]) -> bool:
+    w = folded(word)
+    return w in SHORT_WORDS or (len(w) >= RUN_PIECE and w in known)
+
+
+def run_together(word: str, known: frozenset[str]) -> tuple[str, ...] | None:
+    """The words `word` runs together, or None: a word that is not real and splits whole into
+    two to RUN_PIECES real words, each of at least RUN_PIECE letters or one of SHORT_WORDS
+    ("giftofMose": gift, of, Mose; "onThursday": on, Thursday). Of its splits, the fewest
+    words, then the longest first word. A garble that only opens with words ("youdrewoned")
+    is a word not real, and not words run together."""
+    if real(word, known):
+        return None
+    w = unicodedata.normalize("NFKC", word)
+    n = len(w)
+    fewest: list[float] = [math.inf] * n + [0]     # the fewest pieces that make w[i:]
+    for i in range(n - 2, -1, -1):
+        for j in range(i + 2, n + 1):
+            if fewest[j] + 1 < fewest[i] and _piece(w[i:j], known):
+                fewest[i] = fewest[j] + 1
+    if not 2 <= fewest[0] <= RUN_PIECES:
+        return None
+    out, i = [], 0
+    while i < n:
+        j = next(j for j in range(n, i + 1, -1)
+                 if fewest[j] == fewest[i] - 1 and _piece(w[i:j], known))
+        out.append(w[i:j])
+        i = j
+    return tuple(out)
+
+
+def sentence(text: str, known: frozenset[str]) -> bool:
+    """Whether `text` is a complete sentence, as this measure takes one: its first character
+    (opening quotes aside) a capital letter, its last (closing quotes and brackets aside) one
+    of SENTENCE_ENDS, at least SENTENCE_WORDS words, and every word real."""
+    head = _text("text", text).strip().lstrip(_OPENERS)
+    tail = head.rstrip().rstrip(_CLOSERS)
+    got = words_of(text)
+    return (bool(tail) and head[0].isupper() and tail[-1] in SENTENCE_ENDS
+            and len(got) >= SENTENCE_WORDS and all(real(w, known) for w in got))
+
+
+def quoted(line: str) -> tuple[str, ...]:
+    """The words a line quotes, each between double quotes ('heard Orm say: "..."')."""
+    return tuple(a or b for a, b in _QUOTED.findall(_text("line", line)))
+
+
+def copies(text: str, lines: Iterable[str]) -> bool:
+    """Whether `text` copies one of `lines` (the lines it cites): as `plain` gives them, it is
+    the line, or holds it whole at word bounds, or is within COPY_EDIT edits of it
+    (`edit_share`). What a line quotes is a line of its own, so saying again what was heard
+    copies the line that heard it."""
+    said_ = f" {plain(_text('text', text))} "
+    for line in lines:
+        for one in (_text("line", line), *quoted(line)):
+            p = plain(one)
+            if p and (f" {p} " in said_ or edit_share(text, one) <= COPY_EDIT):
+                return True
+    return False
+
+
+def villagers_named(text: str, names: Mapping[int, str]) -> frozenset[int]:
+    """The villagers `text` names: each whose name's words stand in it in a row, as whole words,
+    folded (in any case, a possessive 's aside)."""
+    got = [folded(w) for w in words_of(text)]
+    out = set()
+    for v, name in names.items():
+        want = [folded(w) for w in words_of(_text("a name", name))]
+        k = len(want)
+        if k and any(got[i:i + k] == want for i in range(len(got) - k + 1)):
+            out.add(v)
+    return frozenset(out)
+
+
+def grounded_names(text: str, speaker: int, listener: int | None, cited: Iterable[str],
+                   names: Mapping[int, str]) -> tuple[int, int]:
+    """How many villagers `text` names, and how many of them it may name from what it stands
+    on: the speaker, the listener (None: nobody, as for a thought or an interview answer), or
+    one a cited line names."""
+    named = villagers_named(text, names)
+    seen = {speaker, listener}.union(*(villagers_named(c, names) for c in cited))
+    return len(named), len(named & seen)
+
+
+def distinct(answers: Iterable[str]) -> tuple[int, int]:
+    """How many of `answers` differ from one another, as `plain` gives them, and how many
+    there are: one villager's interview answers, of which a mind that answers the question
+    gives as many as it is asked."""
+    got = [plain(_text("answer", a)) for a in answers]
+    return len(set(got)), len(got)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One text said, as a reader reads it: what it is (of READS), who said it, its words and
+    which are real, whether it is a complete sentence and whether it copies a cited line, the
+    words it runs together, and the villagers it names and of them those grounded."""
+
+    what: str
+    villager: int
+    text: str
+    words: int
+    real: int
+    sentence: bool
+    copy: bool
+    unreal: tuple[str, ...]
+    run_together: tuple[str, ...]
+    named: int
+    grounded: int
+
+
+def read(what: str, villager: int, text: str, cited: Sequence[str], known: frozenset[str],
+         names: Mapping[int, str], listener: int | None = None) -> Reading:
+    """`text`, said by `villager` (to `listener`) citing the lines `cited`, as a reader reads
+    it with the words `known` (`lexicon`) and the villagers' `names`."""
+    if what not in READS:
+        raise LawError(f"Expected what a reader reads, one of {list(READS)}, but got what={what!r}")
+    got = words_of(text)
+    unreal = tuple(w for w in got if not real(w, known))
+    named, grounded = grounded_names(text, villager, listener, cited, names)
+    return Reading(what=what, villager=villager, text=text, words=len(got),
+                   real=len(got) - len(unreal), sentence=sentence(text, known),
+                   copy=copies(text, cited), unreal=unreal,
+                   run_together=tuple(w for w in unreal if run_together(w, known) is not None),
+                   named=named, grounded=grounded)
+
+
+def _share(n: int, total: int) -> float | None:
+    return n / total if total else None
+
+
+def _most(words: Iterable[str]) -> tuple[tuple[str, int], ...]:
+    counts = Counter(words)
+    return tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+@dataclass(frozen=True, slots=True)
+class ReadTally:
+    """The sums of some readings: texts, words and real words, complete sentences, copies of a
+    cited line, words run together, villagers named and grounded; the words not real and those
+    run together with how often each (the most often first). A share of nothing is None."""
+
+    texts: int = 0
+    words: int = 0
+    real: int = 0
+    sentences: int = 0
+    copies: int = 0
+    run_together: int = 0
+    named: int = 0
+    grounded: int = 0
+    unreal_words: tuple[tuple[str, int], ...] = ()
+    run_together_words: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def real_share(self) -> float | None:
+        return _share(self.real, self.words)
+
+    @property
+    def sentence_share(self) -> float | None:
+        return _share(self.sentences, self.texts)
+
+    @property
+    def copy_share(self) -> float | None:
+        return _share(self.copies, self.texts)
+
+    @property
+    def grounded_share(self) -> float | None:
+        return _share(self.grounded, self.named)
+
+
+def read_tally(readings: Iterable[Reading]) -> ReadTally:
+    """The sums of `readings`."""
+    rs = tuple(readings)
+    return ReadTally(
+        texts=len(rs), words=sum(r.words for r in rs), real=sum(r.real for r in rs),
+        sentences=sum(r.sentence for r in rs), copies=sum(r.copy for r in rs),
+        run_together=sum(len(r.run_together) for r in rs), named=sum(r.named for r in rs),
+        grounded=sum(r.grounded for r in rs),
+        unreal_words=_most(folded(w) for r in rs for w in r.unreal),
+        run_together_words=_most(w for r in rs for w in r.run_together))

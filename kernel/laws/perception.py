@@ -16,6 +16,13 @@ events at ticks up to T and on nothing after. A villager is given a row
 about another only while that other is in its sight, as the sight events in
 the log say.
 
+Where the log names places (its `placed` events, at tick 0), the world is in
+words, and a row says where by them and holds no figure: "ate barley in the
+mill field", "walked from the well to the east meadow", "handed Ander two
+parcels", "Ander came into sight" (kernel.laws.places owns a cell's words
+and a count's). The figures stay in the events' fields. Where the log names
+none, every row is worded with its figures, as it always was.
+
 The fold is the cost of every index and replay, so it is written for speed
 without giving up purity: a state's maps are never changed once the state
 is made, and a frame copies only the maps it changes (copy on write), so an
@@ -38,6 +45,7 @@ from kernel.laws._errors import LawError, PerceptionError
 from kernel.laws._errors import tick as check_tick
 from kernel.laws.importance import HIGHEST, LOWEST, Importance
 from kernel.laws.memory import Memory
+from kernel.laws.places import Place, Places, parcels, rects_of
 
 FIRST_ID = 1
 """The first row of a run is memory 1, as a reader counts."""
@@ -137,6 +145,7 @@ class Perception:
                                                         compare=False)   # of each open meal
     firsts: Mapping[int, frozenset[tuple[str, str]]] = field(default_factory=dict)
     table: _Table | None = field(default=None, compare=False, repr=False)
+    places: Places | None = None      # the log's places; None: a world not in words
 
     def name(self, villager: int) -> str:
         return self.names.get(villager, f"villager {villager}")
@@ -201,6 +210,7 @@ class _Frame:
         self.meal_cells_copied = False
         self.firsts = state.firsts
         self.firsts_copied = False
+        self.places = state.places
         self.rows: list[Memory] = []
 
     def name(self, villager: int) -> str:
@@ -296,12 +306,29 @@ class _Frame:
     # -- runs ---------------------------------------------------------------
 
     def remember_meal(self, r: Run) -> None:
-        self.row(r.villager, "did", "meal",
-                 f"ate {_count(r.count, 'mouthful', 'mouthfuls')} on {r.x},{r.y}, "
-                 f"{grams(r.milligrams)}", (), r.milligrams)
+        pl = self.places
+        if pl is None:
+            text = (f"ate {_count(r.count, 'mouthful', 'mouthfuls')} on {r.x},{r.y}, "
+                    f"{grams(r.milligrams)}")
+        else:
+            w = pl.where(r.x, r.y)
+            text = f"ate {w.place.grows} {w.at}"
+        self.row(r.villager, "did", "meal", text, (), r.milligrams)
 
     def remember_journey(self, r: Run) -> None:
-        self.row(r.villager, "did", "walk", f"went from {r.x},{r.y} to {r.to_x},{r.to_y}", ())
+        pl = self.places
+        if pl is None:
+            text = f"went from {r.x},{r.y} to {r.to_x},{r.to_y}"
+        else:
+            a, b = pl.where(r.x, r.y), pl.where(r.to_x, r.to_y)
+            text = (f"walked about {a.place.name}" if a.place is b.place
+                    else f"walked from {a.spot} to {b.spot}")
+        self.row(r.villager, "did", "walk", text, ())
+
+    def at(self, x: int, y: int) -> str:
+        """Where a deed on cell (x, y) was done: "on 8,5", or "by the well" in a world in words."""
+        pl = self.places
+        return f"on {x},{y}" if pl is None else pl.where(x, y).at
 
     def open_cells(self) -> set[tuple[int, int, int]]:
         if not self.meal_cells_copied:
@@ -392,8 +419,9 @@ class _Frame:
 
     def came_into_sight(self, e: ev.CameIntoSight) -> None:
         self.set_sight(e.viewer, e.seen, True)
-        self.row(e.viewer, "saw", "sighting",
-                 f"{self.name(e.seen)} came into sight, {cells(e.millicells)} off", (e.seen,))
+        off = "" if self.places is not None else f", {cells(e.millicells)} off"
+        self.row(e.viewer, "saw", "sighting", f"{self.name(e.seen)} came into sight{off}",
+                 (e.seen,))
 
     def went_out_of_sight(self, e: ev.WentOutOfSight) -> None:
         self.row(e.viewer, "saw", "parting", f"{self.name(e.seen)} went out of sight", (e.seen,))
@@ -401,7 +429,8 @@ class _Frame:
 
     def gave(self, e: ev.Gave) -> None:
         a, b, n, mg = e.giver, e.receiver, e.parcels, e.milligrams
-        what = f"{_count(n, 'parcel', 'parcels')}, {grams(mg)}"
+        what = (f"{_count(n, 'parcel', 'parcels')}, {grams(mg)}" if self.places is None
+                else parcels(n))
         name = self.name
         self.row(a, "did", "gift", f"handed {name(b)} {what}", (b,), mg)
         told = f"{name(a)} handed {name(b)} {what}"
@@ -411,7 +440,8 @@ class _Frame:
 
     def took(self, e: ev.Took) -> None:
         a, b, n, mg = e.taker, e.owner, e.parcels, e.milligrams
-        what = f"{_count(n, 'parcel', 'parcels')} out of {self.name(b)}'s hands, {grams(mg)}"
+        what = (f"{_count(n, 'parcel', 'parcels')} out of {self.name(b)}'s hands, {grams(mg)}"
+                if self.places is None else f"{parcels(n)} out of {self.name(b)}'s hands")
         self.row(a, "did", "take", f"took {what}", (b,), mg)
         told = f"{self.name(a)} took {what}"
         about = _pair(a, b)
@@ -419,13 +449,18 @@ class _Frame:
         self.rows_of_witnesses(self.witnesses(a, b), "saw", "take", told, about, mg)
 
     def gathered(self, e: ev.Gathered) -> None:
-        self.row(e.villager, "did", "gather",
-                 f"gathered {_count(e.parcels, 'parcel', 'parcels')} on {e.x},{e.y}, "
-                 f"{grams(e.milligrams)}", (), e.milligrams)
+        pl = self.places
+        if pl is None:
+            text = (f"gathered {_count(e.parcels, 'parcel', 'parcels')} on {e.x},{e.y}, "
+                    f"{grams(e.milligrams)}")
+        else:
+            w = pl.where(e.x, e.y)
+            text = f"gathered {w.place.grows} {w.at}"
+        self.row(e.villager, "did", "gather", text, (), e.milligrams)
 
     def begged(self, e: ev.Begged) -> None:
         v = e.villager
-        self.row(v, "did", "plea", f"asked for food on {e.x},{e.y}", ())
+        self.row(v, "did", "plea", f"asked for food {self.at(e.x, e.y)}", ())
         witnesses = self.witnesses(v)
         if witnesses:
             self.rows_of_witnesses(witnesses, "heard", "plea", f"heard {self.name(v)} ask for food",
@@ -436,7 +471,22 @@ class _Frame:
             self.names = dict(self.names)
             self.names_copied = True
         self.names[e.villager] = e.name
-        self.row(e.villager, "did", "founding", f"came to live on {e.x},{e.y}", ())
+        self.row(e.villager, "did", "founding", f"came to live {self.at(e.x, e.y)}", ())
+
+    def placed(self, e: ev.Placed) -> None:
+        # The world's places are named before anyone lives in it: a place named later would
+        # word the rows after it otherwise than those before, and no world writes one.
+        if self.names or self.state.last_tick is not None:
+            raise PerceptionError(f"the place {e.name!r} is named at tick {self.tick}, after the "
+                                  f"world began: places are named at its first tick, before "
+                                  f"anyone is founded")
+        try:
+            p = Place(name=e.name, grows=e.grows, rects=rects_of(e.cells),
+                      preposition=e.preposition)
+            self.places = (self.places or Places()).with_place(p)
+        except LawError as err:
+            raise PerceptionError(f"the place {e.name!r} at tick {self.tick} is not one a world "
+                                  f"may name: {err}") from None
 
     def set_sight(self, viewer: int, seen: int, on: bool) -> None:
         if not self.sight_copied:
@@ -499,14 +549,15 @@ class _Frame:
             rules=s.rules, next_id=self.next_id, last_tick=self.tick, names=names,
             sight=self.sight, seers=self.seers, meals=self.meals, journeys=self.journeys,
             meal_cells=self.meal_cells,
-            firsts=self.firsts, table=self.table)
+            firsts=self.firsts, table=self.table, places=self.places)
 
 
 _MEAL_CELL = re.compile(r"^ate .* on (\d+),(\d+), ")
 
 
 def meal_cell(row: Memory) -> tuple[int, int] | None:
-    """The cell a meal row says it was eaten on (`remember_meal` writes it), else None."""
+    """The cell a meal row says it was eaten on (`remember_meal` writes it), else None: None
+    for every meal row of a world in words, which names a place instead (kernel.laws.places)."""
     if row.kind != "did" or row.event != "meal":
         return None
     m = _MEAL_CELL.match(row.text)
@@ -514,6 +565,8 @@ def meal_cell(row: Memory) -> tuple[int, int] | None:
 
 
 PERCEIVED: dict[str, str | None] = {
+    # a place is no row: it is how every row after it says where
+    "placed": "placed",
     "founded": "founded", "walked": "walked", "ate": "ate", "gathered": "gathered",
     "begged": "begged", "gave": "gave", "took": "took", "came_into_sight": "came_into_sight",
     "went_out_of_sight": "went_out_of_sight", "thought": "thought",

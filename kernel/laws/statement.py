@@ -114,7 +114,8 @@ def wordless(statement: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class StatementRefusal:
-    """Why the seam refuses a statement's text: `check` is "wordless" or "restates"."""
+    """Why the seam refuses a statement's text: `check` is "wordless" or "restates", or
+    "ungrounded" (kernel.laws.grounded: a name or a claim no cited line holds)."""
 
     check: str
     reason: str

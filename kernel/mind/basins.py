@@ -259,7 +259,7 @@ def basins_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Seque
             continue
         shown = day_rows(streams.get(d.villager, ()), now, now - ticks_per_day, a.shown)
         prompt = render(st.template(BASINS_UPDATE), name=d.name, interests=view(s, st),
-                        memories=collapse(shown))
+                        memories=collapse(shown, st.hours(now)))
         schema = update_schema([(b.label, b.keywords) for b in s.basins], day_words(shown, names),
                                day_names(shown, d.villager, names))
         ups.append(Update(villager=d.villager, name=d.name, now=now, seed=now + d.villager,

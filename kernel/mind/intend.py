@@ -4,13 +4,14 @@ and handed to the world's policy the next day.
 At every night, after consolidation and the basins' update, each villager who reflects gets
 one plan call: its basins as they stand after tonight's update, its thoughts of the day, the
 villagers it has met (anyone its rows are about) and the cells it remembers eating on (its
-living meal rows), and the plan schema (kernel.seam.interests) built from those, so a grammar
+living meal rows; in a world in words, the places, by name), and the plan schema (kernel.seam.interests) built from those, so a grammar
 can only name the known. The answer becomes a value through `shaped`; each intention is then
 judged in order and refused by the check it fails (one `Refusal` event each), or accepted as
 an `Intended` event for the next day:
 
 1. its act is one of the closed set, with the parameter that act takes and no other;
-2. a villager it names is one this villager has met, a cell one it remembers eating on;
+2. a villager it names is one this villager has met, a cell one it remembers eating on (a
+   place, in a world in words: the plan goes to the place's anchor cell);
 3. the same act on the same villager or cell is not given twice;
 4. it does not undo an earlier accepted one (seek or share with someone it also keeps away
    from, or the other way round).
@@ -32,6 +33,7 @@ from kernel.errors import Refused
 from kernel.laws import attractor as la
 from kernel.laws.memory import Memory
 from kernel.laws.perception import meal_cell
+from kernel.laws.places import Places, last_named
 from kernel.mind import calls
 from kernel.mind.basins import view
 from kernel.mind.calls import Refusal
@@ -85,10 +87,11 @@ class Planning:
     prompt: Rendered
     schema: bytes
     people: dict[str, int]
-    places: tuple[tuple[int, int], ...]
+    places: tuple[tuple[int, int], ...] | tuple[str, ...]   # cells, or places' names in words
     said: Said | None = None
     refused: list[Refusal] = field(default_factory=list)
     accepted: list[ev.Intended] = field(default_factory=list)
+    where: Places | None = None     # the world's places, where it is in words
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,11 +121,19 @@ def met(stream: Sequence[Memory], villager: int, names: Mapping[int, str]) -> di
     return {names[i]: i for i in ids}
 
 
-def places(stream: Sequence[Memory], book: FeltBook | None) -> tuple[tuple[int, int], ...]:
-    """The cells of `stream`'s living meal rows, each once, newest first, at most PLACES."""
-    out: list[tuple[int, int]] = []
+def _eaten_at(m: Memory, words: Places | None) -> tuple[int, int] | str | None:
+    if words is None:
+        return meal_cell(m)
+    return last_named(m.text, words.names) if m.kind == "did" and m.event == "meal" else None
+
+
+def places(stream: Sequence[Memory], book: FeltBook | None, words: Places | None = None
+           ) -> tuple[tuple[int, int], ...] | tuple[str, ...]:
+    """The cells of `stream`'s living meal rows (in a world in `words`, the places' names),
+    each once, newest first, at most PLACES."""
+    out: list = []
     for m in sorted(stream, key=lambda m: (m.tick, m.id), reverse=True):
-        c = meal_cell(m)
+        c = _eaten_at(m, words)
         if c is None or c in out:
             continue
         if book is not None and m.id in book.rows and not book.rows[m.id].living:
@@ -131,6 +142,11 @@ def places(stream: Sequence[Memory], book: FeltBook | None) -> tuple[tuple[int, 
         if len(out) == PLACES:
             break
     return tuple(out)
+
+
+def shown(cells: Sequence[tuple[int, int] | str]) -> list[str]:
+    """Places as a plan's prompt and request name them: a cell as "x,y", a place by its name."""
+    return [f"{c[0]},{c[1]}" if isinstance(c, tuple) else c for c in cells]
 
 
 def plan_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequence[Memory]],
@@ -142,18 +158,20 @@ def plan_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequenc
     assert p is not None
     day = calendar.day_of(now) + 1
     since = now - calendar.ticks_per_day
+    where = st.words.places if st.words is not None else None
     plans: list[Planning] = []
     for d in villagers:
         stream = streams.get(d.villager, ())
         people = met(stream, d.villager, names)
-        cells = places(stream, book)
+        cells = places(stream, book, where)
         thoughts = [m for m in stream if m.kind == "thought" and since < m.tick <= now]
         prompt = render(st.template(PLAN), name=d.name, interests=view(states.get(d.villager), st),
                         memories=thoughts[-THOUGHTS:], people=list(people),
-                        places=[f"{x},{y}" for x, y in cells], count=p.intentions)
-        schema = plan_schema(p.intentions, list(people), [f"{x},{y}" for x, y in cells])
+                        places=shown(cells), count=p.intentions)
+        schema = plan_schema(p.intentions, list(people), shown(cells))
         plans.append(Planning(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
-                              prompt=prompt, schema=schema, people=people, places=cells))
+                              prompt=prompt, schema=schema, people=people, places=cells,
+                              where=where))
     said = calls.generate_all(oracle, [calls.ask(st, "plan", x.prompt, x.schema, x.seed,
                                                  limit=p.limit) for x in plans])
     events: list[ev.Event] = []
@@ -207,9 +225,15 @@ def judge(item: Mapping, x: Planning, taken: Sequence[tuple]) -> tuple | Refusal
             return Refusal("unknown", f"{x.name} has met nobody named {who!r}")
         target = x.people[who]
     elif act in CELL_ACTS:
-        cell = _cell(at)
-        if cell is None or cell not in x.places:
-            return Refusal("unknown", f"{x.name} remembers eating on no cell {at!r}")
+        if x.where is None:
+            cell = _cell(at)
+            if cell is None or cell not in x.places:
+                return Refusal("unknown", f"{x.name} remembers eating on no cell {at!r}")
+        else:
+            place = x.where.named(at) if at in x.places else None
+            if place is None:
+                return Refusal("unknown", f"{x.name} remembers eating in no place {at!r}")
+            cell = place.anchor
         target = cell
     if (act, target) in taken:
         return Refusal("twice", f"{act} {who or at or ''} is in the plan already".replace("  ", " "))

@@ -10,7 +10,9 @@ as it judges a statement's citations: its shape, then each citation exists, is t
 villager's, is no later than now, is given once and is not forgotten (`laws.cite`, no depth
 cap: an answer is said, never written as a thought). An answer that is the question said back
 is refused; one may say a line back: asked what happened, a villager that says what it
-remembers answers well.
+remembers answers well. Where the settings say `grounded`, an answer naming a villager that
+neither the villager is nor a cited row names, or saying who gave or took from whom against
+every cited row, is refused (`laws.judge_grounded`, check `ungrounded`).
 
 This module owns the interview's call and its verdict; it writes nothing, folds no log and
 calls no model but through the oracle it is handed.
@@ -63,6 +65,7 @@ class Mind:
     live: tuple[Memory, ...]
     felt: FeltBook | None
     interests: str
+    village: frozenset[str] = frozenset()   # every villager's name, for a grounded seam
 
 
 @dataclass(slots=True)
@@ -110,7 +113,7 @@ def prepared(mind: Mind, question: str, query: np.ndarray, rc: Recall | None, st
                                       f"to answer from")
         return iv
     iv.prompt = render(template, name=mind.name, day=mind.day, interests=mind.interests,
-                       question=question, memories=laws.collapse(iv.shown))
+                       question=question, memories=laws.collapse(iv.shown, st.hours(mind.now)))
     iv.schema = interview_schema([m.id for m in iv.shown], chars, bounded=st.bounded,
                                  lines={m.id: m.text for m in iv.shown})
     return iv
@@ -122,9 +125,11 @@ def ask_of(iv: Interview, st: Settings, limit: int) -> Ask:
     return calls.ask(st, PURPOSE, iv.prompt, iv.schema, iv.seed, limit=limit)
 
 
-def judge(iv: Interview, mind: Mind, chars: int) -> Refusal | None:
+def judge(iv: Interview, mind: Mind, chars: int, *, grounded: bool = False) -> Refusal | None:
     """The seam's verdict on one answer: its shape, then its citations against every row of the
-    villager up to the interview's tick, none forgotten; None when it stands."""
+    villager up to the interview's tick, none forgotten, and where `grounded`, that it names
+    only the villager and villagers its cited rows name (of `mind.village`), and says who gave
+    or took from whom only as a cited row does (`laws.judge_grounded`); None when it stands."""
     assert iv.said is not None
     try:
         got = shaped(iv.said, interview_schema([m.id for m in iv.shown], chars, request=False))
@@ -136,7 +141,14 @@ def judge(iv: Interview, mind: Mind, chars: int) -> Refusal | None:
     if laws.plain(iv.answer) == laws.plain(iv.question):
         return Refusal("restates", "the question said back, not an answer")
     verdict = laws.cite(mind.mine, mind.now, iv.cites, 0, mind.gone)
-    return None if verdict.ok else Refusal(verdict.check, verdict.reason)
+    if not verdict.ok:
+        return Refusal(verdict.check, verdict.reason)
+    if not grounded:
+        return None
+    cited = set(iv.cites)
+    off = laws.judge_grounded(iv.answer, speaker=mind.name, names=mind.village,
+                              cited=[m.text for m in mind.mine if m.id in cited])
+    return None if off is None else Refusal(off.check, off.reason)
 
 
 def asked(ivs: Sequence[Interview], minds: Sequence[Mind], st: Settings, oracle, limit: int,
@@ -147,4 +159,4 @@ def asked(ivs: Sequence[Interview], minds: Sequence[Mind], st: Settings, oracle,
     saids = calls.generate_all(oracle, [ask_of(iv, st, limit) for iv, _ in todo])
     for (iv, m), said in zip(todo, saids, strict=True):
         iv.said = said
-        iv.refused = judge(iv, m, chars)
+        iv.refused = judge(iv, m, chars, grounded=st.grounded)

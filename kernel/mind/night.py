@@ -214,7 +214,8 @@ def _ask_plans(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequenc
         anchors = _anchors(shown, book)
         if not anchors:
             continue
-        prompt = render(st.template(NIGHT), name=d.name, memories=collapse(shown))
+        prompt = render(st.template(NIGHT), name=d.name,
+                        memories=collapse(shown, st.hours(now)))
         schema = plan_schema(ns.groups, ns.members, [m.id for m in shown], anchors)
         p = Plan(villager=d.villager, name=d.name, now=now, seed=now + d.villager, shown=shown,
                  prompt=prompt, schema=schema)

@@ -6,8 +6,10 @@ A model's text becomes a value only through `kernel.seam.shaped`; a
 questions answer is asked of only when no question repeats another
 (`laws.repeated`); a statement becomes a row only through
 `laws.judge_statement` (words of its own, not a shown memory said back),
-`laws.cite` and `laws.reflected`. A refusal is a value (its check and its
-reason), and each call's `Ask`, `Answered` and `Refusal` are built by
+`laws.cite` and `laws.reflected` (and, where the settings say `grounded`,
+`laws.judge_grounded`: it names and says only what the rows it cites do).
+A refusal is a value (its check and its reason), and each call's `Ask`,
+`Answered` and `Refusal` are built by
 kernel.mind.calls, as the night's are. The round writes nothing: it
 returns the events to append and the vectors to keep, so a round that
 fails half-way (a server gone, a replay that does not match) leaves no
@@ -52,8 +54,12 @@ from kernel.seam.schemas import CITES, SAID, line_words
 
 @dataclass(frozen=True, slots=True)
 class Due:
+    """A villager due at a round, and the name of every villager of its world, which its
+    statements are held to where the settings say `grounded` (kernel.laws.grounded)."""
+
     villager: int
     name: str
+    village: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -135,7 +141,7 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
     refl = _ask_questions(now, due, rows, oracle, st, interests or {})
     seen = _embed(refl, rows, vectors, oracle, st)
     _rank_and_state(now, refl, rows, seen, oracle, st, felt)
-    accepted = _judge_all(now, refl, rows, st)
+    accepted = _judge_all(now, refl, rows, st, {d.villager: d.village for d in due})
     wrote, thoughts = _recur_or_write(now, accepted, rows, seen, oracle, st, felt, next_id)
     _embed_thoughts(refl, thoughts, rows, seen, oracle, st)
     return Round(now=now, reflections=tuple(refl), events=tuple(_events(refl, wrote)),
@@ -237,7 +243,7 @@ def _ask_questions(now: int, due: Sequence[Due], rows: _Rows, oracle,
     refl: list[Reflection] = []
     for d in due:
         window = laws.recent(rows.live[d.villager], now, st.recent)
-        prompt = render(st.template(QUESTIONS), name=d.name, memories=laws.collapse(window),
+        prompt = render(st.template(QUESTIONS), name=d.name, memories=laws.collapse(window, st.hours(now)),
                         count=st.questions, interests=interests.get(d.villager, ""))
         refl.append(Reflection(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
                                rows=len(rows.live[d.villager]), window=window, prompt=prompt))
@@ -300,7 +306,7 @@ def _rank_and_state(now: int, refl: Sequence[Reflection], rows: _Rows, seen: _Se
             s.ranked = recall.rank(seen.questions[qi])
             qi += 1
             s.prompt = render(st.template(STATEMENT), name=r.name, question=q,
-                              memories=laws.collapse(x.memory for x in s.ranked))
+                              memories=laws.collapse((x.memory for x in s.ranked), st.hours(now)))
             ids = [x.memory.id for x in s.ranked]
             lines = {x.memory.id: x.memory.text for x in s.ranked}
             s.schema = drawn_schema(ids, lines=lines, bounded=st.bounded)
@@ -312,23 +318,27 @@ def _rank_and_state(now: int, refl: Sequence[Reflection], rows: _Rows, seen: _Se
         s.said = said
 
 
-def _judge_all(now: int, refl: Sequence[Reflection], rows: _Rows,
-               st: Settings) -> list[tuple[Reflection, Statement]]:
+def _judge_all(now: int, refl: Sequence[Reflection], rows: _Rows, st: Settings,
+               village: Mapping[int, frozenset[str]]) -> list[tuple[Reflection, Statement]]:
     """The seam on every statement, in order: the accepted ones, each with its reflection."""
     accepted: list[tuple[Reflection, Statement]] = []
     for r in refl:
         for s in r.statements:
             s.refused = _judge(now, s, rows.mine[r.villager], rows.gone[r.villager], st,
-                               recurs=rows.felt_retrieval)
+                               recurs=rows.felt_retrieval,
+                               grounded=(r.name, village[r.villager]) if st.grounded else None)
             if s.refused is None:
                 accepted.append((r, s))
     return accepted
 
 
 def _judge(now: int, s: Statement, mine: tuple[laws.Memory, ...], gone: Mapping[int, str],
-           st: Settings, *, recurs: bool) -> Refusal | None:
+           st: Settings, *, recurs: bool,
+           grounded: tuple[str, frozenset[str]] | None = None) -> Refusal | None:
     """One statement through the seam: its shape, its own words, its citations (reading the
-    stream as it stood when the round began). Its refusal, or None when it is accepted.
+    stream as it stood when the round began), and, where `grounded` gives the speaker and the
+    village's names, that it names and claims only what the rows it cites do
+    (`laws.judge_grounded`). Its refusal, or None when it is accepted.
 
     Where a thought can recur (`recurs`: felt retrieval), a statement that says again one of
     its villager's thoughts the prompt showed is that thought recurring (EmoStack row 75: a
@@ -348,7 +358,17 @@ def _judge(now: int, s: Statement, mine: tuple[laws.Memory, ...], gone: Mapping[
                                  depth=0)
         return Refusal(said_back.check, said_back.reason)
     s.verdict = laws.cite(mine, now, s.cites, st.cap, gone)
-    return None if s.verdict.ok else Refusal(s.verdict.check, s.verdict.reason)
+    if not s.verdict.ok:
+        return Refusal(s.verdict.check, s.verdict.reason)
+    if grounded is None:
+        return None
+    cited = set(s.cites)
+    off = laws.judge_grounded(s.statement, speaker=grounded[0], names=grounded[1],
+                              cited=[m.text for m in mine if m.id in cited])
+    if off is None:
+        return None
+    s.verdict = laws.Verdict(ok=False, check=off.check, reason=off.reason, depth=s.verdict.depth)
+    return Refusal(off.check, off.reason)
 
 
 def _recur_or_write(now: int, accepted: Sequence[tuple[Reflection, Statement]], rows: _Rows,

@@ -28,11 +28,13 @@ changes the thought digest as the file's depth would.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kernel import config, laws
+from kernel.laws.hours import Hours
 from kernel.laws.importance import Importance
+from kernel.laws.places import InWords
 from kernel.oracle.base import Decoding
 from kernel.seam import QUESTIONS, STATEMENT, TemplateFile, template_file
 from kernel.seam.errors import TemplateError
@@ -96,6 +98,10 @@ class Settings:
     talk: TalkSettings | None = None             # its talk block; None: nobody talks
     requests: str = PATTERNED                    # what a request holds an answer to (REQUESTS)
     grounded: bool = False                       # whether the seam refuses an ungrounded answer
+    # the world in words (its places and day), where its config names places: a prompt tells
+    # each lived row's time of day by it (`hours`); None: rows are shown as perception wrote
+    # them. Not in the digests: the world's own digest covers its places.
+    words: InWords | None = None
 
     def template(self, name: str) -> TemplateFile:
         """The template `name` (one of TEMPLATES) as these settings read it."""
@@ -103,6 +109,15 @@ class Settings:
             if tf.name == name:
                 return tf
         raise TemplateError(f"no template {name!r} among {', '.join(t.name for t in self.templates)}")
+
+    def hours(self, now: int) -> Hours | None:
+        """The clock a prompt asked at tick `now` tells its rows' times by (what
+        `laws.collapse(rows, hours)` takes), or None where the world is not in words."""
+        return None if self.words is None else self.words.hours(now)
+
+    def worded(self, words: InWords | None) -> Settings:
+        """These settings for a world in `words` (`WorldConfig.in_words`), or in none."""
+        return self if words == self.words else replace(self, words=words)
 
     @property
     def bounded(self) -> bool:

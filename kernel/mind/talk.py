@@ -19,8 +19,9 @@ meeting in words, and a line that someone came into sight is nothing to tell the
 `enum` of the ids shown) at temperature 0, seeded by the tick and the speaker. The seam then
 judges the answer as it judges a statement: its shape, its own words (not wordless, not a
 shown line said back, `laws.judge_statement`, nor a sentence of its own prompt), its citations (`laws.cite`: each exists, is
-the speaker's, no later than now, once, and not forgotten). An accepted utterance is a `Spoke`
-event; perception gives the speaker its `did` row and the listener its `heard` row.
+the speaker's, no later than now, once, and not forgotten), and where the settings say
+`grounded` whom it names and who it says gave or took from whom (`laws.judge_grounded`). An
+accepted utterance is a `Spoke` event; perception gives the speaker its `did` row and the listener its `heard` row.
 
 Then each listener of an accepted start may answer once, in the same way, within its own
 `answers` for the day, if it has not spoken to the speaker today and the speaker has it in
@@ -309,7 +310,8 @@ def _asked(us: Sequence[Utterance], m: Meeting, st: Settings, oracle,
             continue
         u.prompt = render(st.template(TALK), name=u.name, other=u.other,
                           bond=m.bond(u.speaker, u.listener), heard=u.heard,
-                          memories=list(u.shown))
+                          memories=list(u.shown) if st.words is None
+                          else laws.collapse(u.shown, st.hours(m.now)))
         lines = {r.id: r.text for r in u.shown}
         u.schema = talk_schema([r.id for r in u.shown], t.chars, lines=lines, bounded=st.bounded)
         asks.append(calls.ask(st, u.purpose, u.prompt, u.schema, u.seed, limit=t.limit))
@@ -328,7 +330,8 @@ def _judged(u: Utterance, m: Meeting, st: Settings,
     # a call's index is its listener: a speaker says at most one thing to one villager a day
     events: list[ev.Event] = [calls.answered(u.speaker, u.purpose, u.listener, u.seed, u.prompt,
                                              u.said)]
-    refused = judge(u, m, t, m.streams.get(u.speaker, ()) if stream is None else stream)
+    refused = judge(u, m, t, m.streams.get(u.speaker, ()) if stream is None else stream,
+                    grounded=st.grounded)
     if refused is not None:
         u.refused = refused
         return [*events, calls.refusal(u.speaker, u.purpose, u.listener, refused)]
@@ -337,9 +340,13 @@ def _judged(u: Utterance, m: Meeting, st: Settings,
     return [*events, u.spoke]
 
 
-def judge(u: Utterance, m: Meeting, t: TalkSettings, stream: Sequence[Memory]) -> Refusal | None:
+def judge(u: Utterance, m: Meeting, t: TalkSettings, stream: Sequence[Memory], *,
+          grounded: bool = False) -> Refusal | None:
     """The seam's verdict on one utterance: its shape, its own words, its citations (the
-    speaker's rows up to now, none forgotten); None when it may be said."""
+    speaker's rows up to now, none forgotten), and where `grounded`, that it names only its
+    speaker, its listener and villagers its cited rows name, and says who gave or took from
+    whom only as a cited row does (`laws.judge_grounded`, "you" its listener); None when it
+    may be said."""
     assert u.said is not None
     try:
         got = shaped(u.said, talk_schema([r.id for r in u.shown], t.chars, request=False))
@@ -354,7 +361,14 @@ def judge(u: Utterance, m: Meeting, t: TalkSettings, stream: Sequence[Memory]) -
         return Refusal("restates", "a sentence of its prompt said back, not an utterance")
     gone = m.felt.gone(u.speaker) if m.felt is not None else {}
     verdict = laws.cite(stream, m.now, u.cites, 0, gone)
-    return None if verdict.ok else Refusal(verdict.check, verdict.reason)
+    if not verdict.ok:
+        return Refusal(verdict.check, verdict.reason)
+    if not grounded:
+        return None
+    cited = set(u.cites)
+    off = laws.judge_grounded(u.text, speaker=u.name, listener=u.other, names=m.names.values(),
+                              cited=[r.text for r in stream if r.id in cited])
+    return None if off is None else Refusal(off.check, off.reason)
 
 
 def _sentences(prompt: str) -> set[str]:

@@ -447,7 +447,7 @@ def _build(lg: _Log, sc: Scenario | None, views: _Views, rerun: _Rerun | None,
                cost_note=cnote, rows={v: tuple(x) for v, x in g.counts.items()},
                weights=(tuple(sc.settings.retrieval.weights)
                         if sc is not None and sc.settings is not None else None),
-               felt=_felt(sc, views, last), minds=_minds(sc, views, rerun, note, shown),
+               felt=_felt(sc, views, last), minds=_minds(sc, views, rerun, note, shown, interviews),
                basins=ri.view(views.interests, [(p.id, p.name) for p in people],
                               # a log with no scenario found is counted in the log's own
                               # default days
@@ -470,11 +470,12 @@ def _bonds_of(sc: Scenario | None) -> tuple[rbo.Gather | None, str | None]:
 
 
 def _minds(sc: Scenario | None, views: _Views, rerun: _Rerun | None, note: str | None,
-           shown: str):
-    """The measure of the run's minds: with the replay's rounds and the recording where the
-    replay gave the log, else from the log alone (saying why)."""
+           shown: str, interviews: tuple = (None, None)):
+    """The measure of the run's minds: with the replay's rounds, the recording and the
+    committed interviews where the replay gave the log, else from the log alone (saying why)."""
     if rerun is not None:
-        return rm.measure(views.minds, rm.inputs_of(sc, rerun.rounds), run=shown)
+        return rm.measure(views.minds, rm.inputs_of(sc, rerun.rounds, interviews=interviews),
+                          run=shown)
     return rm.measure(views.minds, rm.inputs_of(sc, None, ()), run=shown,
                       notes=[note] if note else [])
 

@@ -63,4 +63,6 @@ def _minds_rules() -> dict[str, str]:
 
     return {"loop_times": f"{lm.LOOP_TIMES}", "digits": f"{100 * lm.DIGIT_SHARE:g}",
             "parrot": f"{lm.PARROT_RUN}", "edit": f"{100 * lm.NEAR_EDIT:g}",
-            "cosine": f"{lm.NEAR_COSINE:g}"}
+            "cosine": f"{lm.NEAR_COSINE:g}", "sentence_words": f"{lm.SENTENCE_WORDS}",
+            "copy_edit": f"{100 * lm.COPY_EDIT:g}", "run_piece": f"{lm.RUN_PIECE}",
+            "run_pieces": f"{lm.RUN_PIECES}"}

@@ -9,15 +9,19 @@ replayed where its scenario's replay gives it and folded alone where not) and re
 counts and the vectors from the run's recording (a fork's parent's too), a vector the
 recording lacks from the run's embedder where it is installed (and none, said so, where not),
 the lines each statement's prompt showed from the replay's rounds, and the questions
-template's own text from the run's settings. The report's day folds `Gather` beside its own
+template's own text from the run's settings, the word list from kernel.report.words and the
+interview answers from the scenario's committed interviews, replayed on the run's log (its
+first variant, as the report shows it): what a run's villagers said is then read as a reader
+reads it (`Minds.reader`). The report's day folds `Gather` beside its own
 projections; a sweep row keeps `figures(minds)` (the names in MINDS). This module computes;
-it renders nothing, reads no file but recordings and writes nothing but a replay's
-temporary log.
+it renders nothing, reads no file but recordings and the word list, and writes nothing but
+a replay's temporary log.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,8 +39,11 @@ from kernel.laws import minds as lm
 from kernel.log import read_header, verify
 from kernel.mind.reflect import Round
 from kernel.oracle import exemplar
+from kernel.report import interviews as rint
 from kernel.report import source
-from kernel.report.views import Minds
+from kernel.report import words as rw
+from kernel.report.views import InterviewsView, Minds, Reader
+from kernel.report.words import Listed
 from kernel.seam import QUESTIONS, TemplateFile, template_file
 from kernel.seam.templates import pieces
 
@@ -85,6 +92,7 @@ class Gather:
         self.calls: list[_Call] = []
         self.thoughts: list[tuple[int, ev.Thought]] = []
         self.names: dict[int, str] = {}
+        self.spoken: list[ev.Spoke] = []
         self._here: dict[tuple[int, str, int], _Call] = {}
         self._last: dict[int, _Call] = {}
 
@@ -127,6 +135,7 @@ class Gather:
             c.became = "recurred"
 
     def _spoke(self, tick: int, e: ev.Spoke) -> None:
+        self.spoken.append(e)
         c = self._here.get((e.speaker, "answer" if e.reply else "talk", e.listener))
         if c is not None:
             c.became = "said"
@@ -161,6 +170,14 @@ class Inputs:
     embedder: Callable[[], tuple[Embed | None, str]] | None = None
     """The run's embedder, made only when a vector is missing (its files are checked by sha256
     when it is made): it, or None and why not."""
+    words: Listed | None = None
+    """The word list a reader reads with (None: the reader's measures are not taken)."""
+    places: tuple[str, ...] = ()
+    """The names of the world's places, words a reader knows beside the list's."""
+    interviews: InterviewsView | None = None
+    """The run's committed interviews, replayed (None: it has none, or they do not replay)."""
+    why: tuple[str, ...] = ()
+    """What these inputs could not read, each a note: the word list missing, say."""
 
 
 @dataclass
@@ -249,6 +266,49 @@ def _thought(tick: int, e: ev.Thought, rows: Mapping[int, object], vec: Mapping[
                           grounding=grounded, nearness=near)
 
 
+def _readings(g: Gather, inputs: Inputs, rows: Mapping[int, object],
+              names: Mapping[int, str]) -> tuple[lm.Reading, ...]:
+    """Every text the run's villagers said, read: its thoughts, its utterances, and the
+    answers of its interviews' first variant that the seam let stand."""
+    known = lm.lexicon(inputs.words.words, [*names.values(), *inputs.places])
+
+    def cited(ids: Iterable[int]) -> list[str]:
+        return [rows[c].text for c in ids if c in rows]
+
+    out = [lm.read("thought", e.villager, e.text, cited(e.drawn_from), known, names)
+           for _, e in g.thoughts]
+    out += [lm.read("utterance", e.speaker, e.text, cited(e.drawn_from), known, names,
+                    listener=e.listener) for e in g.spoken]
+    asked = inputs.interviews.asked if inputs.interviews is not None else ()
+    out += [lm.read("interview", a.villager, a.answer, [c.text for c in a.cites if c.text],
+                    known, names) for a in asked if a.answer is not None]
+    return tuple(out)
+
+
+def _reader(g: Gather, inputs: Inputs, rows: Mapping[int, object],
+            names: Mapping[int, str]) -> Reader | None:
+    """What the run's villagers said as a reader reads it; None without the word list."""
+    if inputs.words is None:
+        return None
+    rs = _readings(g, inputs, rows, names)
+    of = tuple((w, lm.read_tally(r for r in rs if r.what == w)) for w in lm.READS
+               if w == "thought" or any(r.what == w for r in rs))
+    who = sorted({r.villager for r in rs})
+    iv = inputs.interviews
+    answered: dict[int, list[str]] = defaultdict(list)
+    for a in iv.asked if iv is not None else ():
+        if a.answer is not None:
+            answered[a.villager].append(a.answer)
+    return Reader(
+        words=inputs.words.what, readings=rs, of=of,
+        villagers=tuple((v, names.get(v, f"villager {v}"),
+                         lm.read_tally(r for r in rs if r.villager == v)) for v in who),
+        distinct=tuple((v, names.get(v, f"villager {v}"), *lm.distinct(answered[v]))
+                       for v in sorted(answered)),
+        interviews=(f"{iv.recording}, variant {iv.variant}, at tick {iv.tick}"
+                    if iv is not None else None))
+
+
 def _indexes(g: Gather) -> list[int | None]:
     """The question each thought answered: the statement call it became, in log order."""
     kept = [c for c in g.calls if c.became == "thought"]
@@ -276,7 +336,7 @@ def measure(g: Gather, inputs: Inputs, *, run: str, names: Mapping[int, str] | N
     alike_by = {v: lm.alike(vs) for v, vs in by.items()}
     who = sorted({a.villager for a in answers} | {t.villager for t in thoughts})
     named = {**g.names, **(names or {})}
-    why = list(notes)
+    why = [*notes, *inputs.why]
     if runs is None and any(a.purpose == "questions" for a in answers):
         why.append("parroting is not measured: the run's questions template is not known")
     if shown is None and thoughts:
@@ -292,7 +352,8 @@ def measure(g: Gather, inputs: Inputs, *, run: str, names: Mapping[int, str] | N
                          lm.tally([a for a in answers if a.villager == v],
                                   [t for t in thoughts if t.villager == v], alike_by))
                         for v in who),
-        worst=lm.worst(answers), vectors=whence, notes=tuple(why))
+        worst=lm.worst(answers), vectors=whence, notes=tuple(why),
+        reader=_reader(g, inputs, rows, named))
 
 
 # --- a run's inputs, and the run itself -------------------------------------------------------
@@ -324,11 +385,22 @@ def embedder_of(sc: Scenario | None) -> tuple[Embed | None, str]:
     return (lambda texts: oracle.embed(model, list(texts), purpose="minds")), ""
 
 
+def places_of(sc: Scenario | None) -> tuple[str, ...]:
+    """The names of the places of `sc`'s world, where its world names any."""
+    if sc is None:
+        return ()
+    return tuple(p.name for p in getattr(sc.world, "places", None) or ())
+
+
 def inputs_of(sc: Scenario | None, rounds: Sequence[Round] | None,
-              recordings: tuple[Path, ...] | None = None) -> Inputs:
+              recordings: tuple[Path, ...] | None = None, *,
+              interviews: tuple[InterviewsView | None, str | None] = (None, None)) -> Inputs:
     """What a run of `sc` (None: its scenario is not known) gives the measure: the replay's
     `rounds`, its recordings (`recordings_of(sc)` unless given), its questions template (the
-    home's where `sc` is None) and its embedder."""
+    home's where `sc` is None), its embedder, the word list, its world's places, and its
+    `interviews` replayed (`kernel.report.interviews.of`: the view, or why there is none)."""
+    listed, missing = rw.listed()
+    why = tuple(x for x in (missing, interviews[1]) if x)
     if recordings is None:
         recordings = recordings_of(sc) if sc is not None else ()
     if sc is not None and sc.settings is not None:
@@ -336,7 +408,8 @@ def inputs_of(sc: Scenario | None, rounds: Sequence[Round] | None,
     else:
         template = template_file(QUESTIONS) if sc is None else None
     return Inputs(rounds=rounds, recordings=recordings, template=template,
-                  embedder=lambda: embedder_of(sc))
+                  embedder=lambda: embedder_of(sc), words=listed, places=places_of(sc),
+                  interviews=interviews[0], why=why)
 
 
 def minds(run: str | os.PathLike | Scenario, *,
@@ -353,10 +426,13 @@ def _of_scenario(sc: Scenario, exemplars: str | os.PathLike | None) -> Minds:
     if exemplars is not None:
         sc = source.with_recording(sc, exemplars)
     g = Gather()
-    rp = replay(sc, projections=[g])
-    notes = ([f"the replay stopped at tick {rp.report.ticks}: {rp.report.stopped}"]
-             if rp.stopped is not None else [])
-    return measure(g, inputs_of(sc, rp.report.rounds), run=sc.name,
+    with tempfile.TemporaryDirectory(prefix="village-minds-") as d:
+        log = Path(d) / f"{sc.name}.log"
+        rp = replay(sc, projections=[g], out=log)
+        notes = ([f"the replay stopped at tick {rp.report.ticks}: {rp.report.stopped}"]
+                 if rp.stopped is not None else [])
+        interviews = rint.of(sc, log) if rp.stopped is None else (None, None)
+    return measure(g, inputs_of(sc, rp.report.rounds, interviews=interviews), run=sc.name,
                    names={p.id: p.name for p in sc.world.people}, notes=notes)
 
 
@@ -370,7 +446,8 @@ def _of_log(log: Path, exemplars: str | os.PathLike | None) -> Minds:
         g = Gather()
         rp = replay(source.with_ticks(sc, last + 1 if last is not None else 0), projections=[g])
         if rp.report.head_hex == done.head_hex:
-            return measure(g, inputs_of(sc, rp.report.rounds), run=log.name,
+            inputs = inputs_of(sc, rp.report.rounds, interviews=rint.of(sc, log))
+            return measure(g, inputs, run=log.name,
                            names={p.id: p.name for p in sc.world.people})
         why = rp.report.stopped or f"it ends at head {rp.report.head_hex[:16]}"
         note = (f"the replay of scenario {sc.name} does not give this log ({why}; the log's "

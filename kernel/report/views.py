@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from kernel.engine.run import RunReport
     from kernel.engine.scenario import Scenario
     from kernel.laws.memory import Memory
-    from kernel.laws.minds import Answer, Tally, ThoughtMark
+    from kernel.laws.minds import Answer, Reading, ReadTally, Tally, ThoughtMark
     from kernel.laws.reflection import Verdict
     from kernel.mind.felt import FeltState
     from kernel.mind.night import Night
@@ -246,6 +246,24 @@ class Minds:
     worst: tuple[Answer, ...]
     vectors: str
     notes: tuple[str, ...] = ()
+    reader: Reader | None = None
+    """What was said as a reader reads it (None: the word list is missing, and a note says so)."""
+
+
+@dataclass(frozen=True)
+class Reader:
+    """What a run's villagers said, as a reader reads it (kernel.laws.minds: `read`): each text
+    read; the sums of each kind said (of READS, the thoughts always, the others where the run
+    has any); the sums per villager over every kind; and per villager with interview answers,
+    (villager, name, distinct answers, answers). `words` says which word list read them, and
+    `interviews` which interviews were read (None: the run has none)."""
+
+    words: str
+    readings: tuple[Reading, ...]
+    of: tuple[tuple[str, ReadTally], ...]
+    villagers: tuple[tuple[int, str, ReadTally], ...]
+    distinct: tuple[tuple[int, str, int, int], ...]
+    interviews: str | None = None
 
 
 # --- standing interests and plans (kernel.report.interests) ----------------------------

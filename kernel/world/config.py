@@ -4,14 +4,15 @@ This module owns turning a loaded (schema-checked) world config into a
 `WorldConfig` of plain integers in the world's units (milligrams,
 millicells, ticks, chances in 10,000) and the checks a JSON Schema cannot
 state: ids and names unique, starting cells on the grid, ranges the right
-way round. It reads files only through kernel.config and must not touch
-the log or the memory laws.
+way round, places on the grid with no cell in two (kernel.laws.places
+states those rules; here they are a config's). It reads files only through
+kernel.config and must not touch the log or the memory laws.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kernel import config as configs
@@ -20,6 +21,7 @@ from kernel.errors import ConfigError
 from kernel.laws import news as news_law
 from kernel.laws._errors import LawError
 from kernel.laws.attractor import slugify
+from kernel.laws.places import InWords, Place, Places
 
 SIGHT_MOST = 64
 """How many others a villager keeps in sight at most where the config does not say
@@ -120,11 +122,17 @@ class WorldConfig:
     regrow: int                   # milligrams per tick
     people: tuple[Person, ...]
     policy: Policy
+    places: Places = field(default_factory=Places)   # none: a world not in words
 
     @property
     def calendar(self) -> Calendar:
         """The world's days: which day a tick is in and which ticks end one."""
         return Calendar(self.ticks_per_day)
+
+    @property
+    def in_words(self) -> InWords | None:
+        """The world as a prompt tells it, where it names places; None where it names none."""
+        return InWords(self.places, self.ticks_per_day) if self.places else None
 
     def name_of(self, villager: int) -> str:
         for p in self.people:
@@ -189,6 +197,18 @@ def _given(source: str, i: int, name: str, rows: list, ids: dict[str, int], widt
     return tuple(out)
 
 
+def _places(source: str, rows: list, width: int, height: int) -> Places:
+    ps = [Place(name=str(v["name"]), grows=str(v["grows"]),
+                rects=tuple((int(c["from"][0]), int(c["from"][1]), int(c["to"][0]), int(c["to"][1]))
+                            for c in v["cells"]),
+                preposition=str(v.get("preposition", "in")))
+          for v in rows]
+    try:
+        return Places.of(ps, (width, height))
+    except LawError as e:
+        raise ConfigError(f"{source}: {e}") from None
+
+
 def _range(where: str, r: Any) -> tuple[int, int]:
     lo, hi = int(r["min"]), int(r["max"])
     if lo > hi:
@@ -196,14 +216,32 @@ def _range(where: str, r: Any) -> tuple[int, int]:
     return lo, hi
 
 
-def from_value(value: Any, *, digest: str, source: str = "world config") -> WorldConfig:
-    """A WorldConfig from an already schema-checked value; the cross-field rules are checked here."""
-    grid = value["grid"]
-    width, height = int(grid["width"]), int(grid["height"])
-    people = []
+def _policy(source: str, pol: Any) -> Policy:
+    ch = pol["chances_in_10000"]
+    return Policy(
+        belly_start=int(pol["belly_start_grams"]) * 1000,
+        belly_full=int(pol["belly_full_grams"]) * 1000,
+        hungry_below=int(pol["hungry_below_grams"]) * 1000,
+        burn=int(pol["burn_milligrams_per_tick"]),
+        mouthful=int(pol["mouthful_milligrams"]),
+        parcel=int(pol["parcel_milligrams"]),
+        hands_max=int(pol["hands_max_parcels"]),
+        forage_cells=int(pol["forage_cells"]),
+        wander_cells=int(pol["wander_cells"]),
+        wander=int(ch["wander"]), gather=int(ch["gather"]),
+        give_to_hungry=int(ch["give_to_hungry"]), give=int(ch["give"]),
+        take=int(ch["take"]), beg=int(ch["beg"]), visit=int(ch["visit"]),
+        gift_parcels=_range(f"{source}: policy.gift_parcels", pol["gift_parcels"]),
+        take_parcels=_range(f"{source}: policy.take_parcels", pol["take_parcels"]),
+        gather_parcels=_range(f"{source}: policy.gather_parcels", pol["gather_parcels"]),
+    )
+
+
+def _people(source: str, rows: list, width: int, height: int) -> list[Person]:
+    people: list[Person] = []
     ids: set[int] = set()
     names: set[str] = set()
-    for i, v in enumerate(value["villagers"]):
+    for i, v in enumerate(rows):
         p = Person(id=int(v["id"]), name=str(v["name"]), founded=int(v["founded"]),
                    x=int(v["x"]), y=int(v["y"]),
                    basins=_basins(source, i, str(v["name"]), list(v.get("basins", ()))),
@@ -218,6 +256,14 @@ def from_value(value: Any, *, digest: str, source: str = "world config") -> Worl
         ids.add(p.id)
         names.add(p.name)
         people.append(p)
+    return people
+
+
+def from_value(value: Any, *, digest: str, source: str = "world config") -> WorldConfig:
+    """A WorldConfig from an already schema-checked value; the cross-field rules are checked here."""
+    grid = value["grid"]
+    width, height = int(grid["width"]), int(grid["height"])
+    people = _people(source, value["villagers"], width, height)
     # given rows name villagers by name, so they are read once every villager is known
     by_name = {p.name: p.id for p in people}
     people = [replace(p, given=_given(source, i, p.name, list(v.get("given", ())), by_name,
@@ -243,25 +289,7 @@ def from_value(value: Any, *, digest: str, source: str = "world config") -> Worl
     if hi > cap:
         raise ConfigError(f"{source}: food may start at {hi // 1000} grams, above max_grams "
                           f"{cap // 1000}")
-    pol = value["policy"]
-    ch = pol["chances_in_10000"]
-    policy = Policy(
-        belly_start=int(pol["belly_start_grams"]) * 1000,
-        belly_full=int(pol["belly_full_grams"]) * 1000,
-        hungry_below=int(pol["hungry_below_grams"]) * 1000,
-        burn=int(pol["burn_milligrams_per_tick"]),
-        mouthful=int(pol["mouthful_milligrams"]),
-        parcel=int(pol["parcel_milligrams"]),
-        hands_max=int(pol["hands_max_parcels"]),
-        forage_cells=int(pol["forage_cells"]),
-        wander_cells=int(pol["wander_cells"]),
-        wander=int(ch["wander"]), gather=int(ch["gather"]),
-        give_to_hungry=int(ch["give_to_hungry"]), give=int(ch["give"]),
-        take=int(ch["take"]), beg=int(ch["beg"]), visit=int(ch["visit"]),
-        gift_parcels=_range(f"{source}: policy.gift_parcels", pol["gift_parcels"]),
-        take_parcels=_range(f"{source}: policy.take_parcels", pol["take_parcels"]),
-        gather_parcels=_range(f"{source}: policy.gather_parcels", pol["gather_parcels"]),
-    )
+    policy = _policy(source, value["policy"])
     if policy.hungry_below > policy.belly_full:
         raise ConfigError(f"{source}: hungry_below_grams {policy.hungry_below // 1000} is above "
                           f"belly_full_grams {policy.belly_full // 1000}")
@@ -275,6 +303,7 @@ def from_value(value: Any, *, digest: str, source: str = "world config") -> Worl
         sight=sight, reach=reach,
         sight_most=int(value.get("sight_max_villagers", SIGHT_MOST)), food_start=(lo, hi), food_max=cap,
         regrow=int(food["regrow_milligrams_per_tick"]), people=tuple(people), policy=policy,
+        places=_places(source, list(value.get("places", ())), width, height),
     )
 
 

@@ -979,20 +979,29 @@ class _Tick:
             self.seen_after = _seen_by_lists(self.sight, n, a, b)
 
 
+def placed(cfg: WorldConfig) -> tuple[ev.Placed, ...]:
+    """The world's places as the events that name them, in the config's order: none for a
+    world that names none, so its log is the bytes it always was."""
+    return tuple(ev.Placed(index=i, name=p.name, grows=p.grows, preposition=p.preposition,
+                           cells=p.flat) for i, p in enumerate(cfg.places.places))
+
+
 def step(state: World, tick: int, intents: Mapping[int, tuple[Intent, ...]] | None = None
          ) -> tuple[World, tuple[ev.Event, ...]]:
     """The village one tick on, and what happened in it, in the order it happened.
 
-    Founders first, then every villager in the config's order, then the
-    changes of sight. `intents` are the day's intentions by villager id (none: the world
-    as it always was). A pure function of (state, tick, intents): the same three give
-    the same world and the same events, on any machine.
+    At tick 0 the world's places first (`placed`), then founders, then every villager in
+    the config's order, then the changes of sight. `intents` are the day's intentions by
+    villager id (none: the world as it always was). A pure function of (state, tick,
+    intents): the same three give the same world and the same events, on any machine.
     """
     if type(tick) is not int or tick != state.tick:
         raise WorldError(f"step takes the world's next tick, {state.tick}, but got tick={tick!r}")
     n = len(state.here)
     draws = _stream(state.config.seed, (_TICK_STREAM, tick), n * DRAWS).reshape(n, DRAWS)
     t = _Tick(state, tick, intents)
+    if tick == 0:
+        t.events.extend(placed(state.config))
     for i in state.people.founders.get(tick, ()):
         if not t.here[i]:
             t.found(i, draws[i].tolist())

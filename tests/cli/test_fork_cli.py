@@ -83,7 +83,7 @@ def test_a_fork_of_the_homes_own_world_run_may_change_its_policy(home, tmp_path,
 
 
 KEPT = ("seed", "ticks_per_day", "ticks_per_second", "grid", "sight_cells", "reach_cells",
-        "villagers")
+        "villagers", "places")
 
 
 def test_every_key_of_a_world_config_is_one_a_fork_may_change_or_one_it_keeps(home):
@@ -93,7 +93,7 @@ def test_every_key_of_a_world_config_is_one_a_fork_may_change_or_one_it_keeps(ho
 
 def _changed(w: dict, key: str) -> None:
     v = w[key]
-    if key == "villagers":
+    if key in ("villagers", "places"):
         w[key] = v[:-1]
     elif key == "grid":
         w[key] = {**v, "width": v["width"] + 1}

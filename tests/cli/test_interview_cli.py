@@ -64,7 +64,7 @@ def _home(tmp_path: Path) -> Path:
 def test_a_one_byte_change_to_the_interview_template_stops_the_replay_naming_both_full_digests(
         tmp_path):
     home = _home(tmp_path)
-    t = home / "configs" / "interview.tmpl"
+    t = home / "configs" / "smollm2" / "interview.tmpl"   # the templates week-of-three renders
     t.write_bytes(t.read_bytes().replace(b"village", b"villagE", 1))
     res = CliRunner().invoke(main, ["--home", str(home), "interview", "week-of-three",
                                     "--battery", str(home / "configs" / "interview.json"),
@@ -86,3 +86,39 @@ def test_an_interview_writes_nothing_into_the_home(tmp_path):
     assert res.exit_code == 0, res.output
     after = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in home.rglob("*") if p.is_file()}
     assert after == before
+
+
+ROW = {"variant", "villager", "question", "category", "question_text", "text", "said", "cites",
+       "accepted", "refused", "correct", "chance", "right", "cosine"}
+
+
+def test_an_interview_in_json_is_one_object_of_every_figure_and_every_answers_row():
+    import json
+
+    res = _run("interview", "week-of-three", "--battery", REPO / "configs" / "interview.json",
+               "--variant", "all", "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)                  # one object, and nothing else printed
+    assert (doc["scenario"], doc["tick"], doc["skipped"]) == ("week-of-three", 13999, ["no-talk"])
+    assert doc["done"].startswith("replayed from ") and doc["transcript_sha256"] in doc["done"]
+    assert len(doc["answers"]) == 180 and all(set(r) == ROW for r in doc["answers"])
+    assert len(doc["scores"]) == 5 * 3 * 5 and len(doc["compared"]) == 5 * 5
+    full = [r for r in doc["answers"] if r["variant"] == "full"]
+    known = [r for r in full if r["correct"] is not None]
+    memory = next(x for x in doc["compared"] if (x["variant"], x["category"]) == ("full", "memory"))
+    assert memory["correct"] == sum(r["correct"] for r in known if r["category"] == "memory")
+    assert {(d["villager"], d["answers"]) for d in doc["distinct"] if d["variant"] == "full"} == \
+        {("Halla", 12), ("Ander", 12), ("Mose", 12)}
+
+
+def test_a_strictly_scored_answer_names_a_right_villager_and_no_wrong_one():
+    import json
+
+    res = _run("interview", "week-of-three", "--battery", REPO / "configs" / "interview.json",
+               "--variant", "all", "--json")
+    names = {"Halla", "Ander", "Mose"}
+    for r in json.loads(res.output)["answers"]:
+        if r["correct"] and r["right"] and not any("," in x for x in r["right"]):
+            said = {n for n in names - {r["villager"]}
+                    if re.search(rf"\b{n}\b", r["text"], flags=re.I)}
+            assert said and said <= set(r["right"]), r

@@ -65,7 +65,8 @@ def test_settings_prints_every_number_and_both_templates_with_size_and_sha256():
     assert res.exit_code == 0, res.output
     for want in ("every 2000 ticks", "2, asked about the newest 24", "the depth cap  2",
                  "half-life 250, weights 1.00 1.00 3.00, k 8", "at most 128 tokens",
-                 "configs/reflect-questions.tmpl,", "configs/reflect-statement.tmpl,",
+                 "configs/smollm2/reflect-questions.tmpl,",
+                 "configs/smollm2/reflect-statement.tmpl,",
                  "thought  reflection     4", "plus 2 for the first thought"):
         assert want in res.output, want
 
@@ -238,7 +239,8 @@ def test_settings_show_the_sentence_embedders_own_pin_felt_retrieval_and_the_nig
     configs = Path(__file__).resolve().parents[2] / "configs"
     onnx = json.loads((configs / "embedder.json").read_text())["minilm"]["files"]["model"]["sha256"]
     gguf = json.loads((configs / "models.json").read_text())["llamacpp"]["sha256"]
-    night = json.loads((configs / "thought.json").read_text())["night"]
+    # reflect settings reads day-of-three, which keeps the thought file it was recorded under
+    night = json.loads((configs.parent / "fixtures" / "day-of-three" / "thought.json").read_text())["night"]
     res = invoke("reflect", "settings")
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()
@@ -249,7 +251,7 @@ def test_settings_show_the_sentence_embedders_own_pin_felt_retrieval_and_the_nig
     assert "its importance term is a row's felt strength now, off the importance table's valences" in lines[6]
     for want in ("the night      at every day's last tick", f"showing the newest {night['shown']} of them",
                  f"at most {night['groups']} groups, each absorbing at most {night['members']} rows",
-                 f"at most {night['limit']} tokens", "configs/night-plan.tmpl,"):
+                 f"at most {night['limit']} tokens", "configs/smollm2/night-plan.tmpl,"):
         assert want in res.output, want
 
 
@@ -264,10 +266,11 @@ def test_settings_without_felt_retrieval_or_a_night_say_so(tmp_path):
     home = tmp_path / "home"
     shutil.copytree(repo / "configs", home / "configs")
     shutil.copytree(repo / "fixtures" / "day-of-three", home / "fixtures" / "day-of-three")
-    t = json.loads((home / "configs" / "thought.json").read_text())
+    own = home / "fixtures" / "day-of-three" / "thought.json"   # the thought file day-of-three reads
+    t = json.loads(own.read_text())
     del t["night"]
     t["retrieval"]["importance"] = "weight"
-    (home / "configs" / "thought.json").write_text(json.dumps(t))
+    own.write_text(json.dumps(t))
     try:
         res = invoke("--home", str(home), "reflect", "settings")
     finally:

@@ -3,6 +3,9 @@ line for each bad input; and its section of `village report`."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
 from click.testing import CliRunner
 
 from kernel.cli import main
@@ -42,8 +45,8 @@ def test_the_minds_of_several_runs_end_in_one_line_a_run():
     r = _minds("day-of-three", "five-days-of-halla")
     assert r.exit_code == 0, r.output
     table = r.output.split("\nrun ", 1)[1].splitlines()
-    assert table[2].split() == ["day-of-three", "0%", "0%", "0", "of", "3", "100%", "3", "of",
-                                "3", "10", "0.53", "0", "of", "6", "0.31"]
+    assert table[2].split()[:16] == ["day-of-three", "0%", "0%", "0", "of", "3", "100%", "3",
+                                     "of", "3", "10", "0.53", "0", "of", "6", "0.31"]
     assert table[3].split()[:3] == ["five-days-of-halla", "0%", "0%"]
 
 
@@ -91,3 +94,88 @@ def test_the_report_of_a_world_run_says_no_mind_answered(world_run, tmp_path):
     assert r.exit_code == 0, r.output
     section = out.read_text().split('data-section="minds"', 1)[1].split("</section>", 1)[0]
     assert "No model answered in this run" in section
+
+
+@pytest.mark.words
+def test_the_minds_of_a_scenario_are_read_as_a_reader_reads_what_its_villagers_said():
+    out = _minds("day-of-three").output
+    assert "  as a reader reads it (real words by /usr/share/dict/american-english (Debian's " \
+        "wamerican, " in out
+    row = next(x for x in out.splitlines() if x.startswith("  thoughts "))
+    assert row.split() == ["thoughts", "6", "46", "of", "48,", "96%", "0", "of", "6,", "0%",
+                           "0", "of", "6,", "0%", "1", "8", "of", "8,", "100%"]
+    assert "    thoughts, words run together: ofsight" in out
+    assert "  as a reader reads it, per villager (every kind said)" in out
+    table = _minds("day-of-three", "five-days-of-halla").output.split("\nrun ", 1)[1]
+    assert table.splitlines()[0].split()[-8:] == ["real", "words", "sentences", "copies", "run",
+                                                  "together", "named", "grounded"]
+
+
+@pytest.mark.words
+def test_the_minds_of_a_scenario_with_interviews_read_its_answers_and_how_many_differ():
+    out = _minds("week-of-three").output
+    assert "interviews: exemplars/interviews/week-of-three.json, variant full, at tick 13999" in out
+    rows = {x.split()[0]: x.split() for x in out.split("distinct interview answers\n", 1)[1]
+            .splitlines()[1:4]}
+    assert [rows[n][-4:] for n in ("Halla", "Ander", "Mose")] == [
+        ["12", "of", "12,", "100%"], ["10", "of", "12,", "83%"], ["9", "of", "12,", "75%"]]
+
+
+def test_the_minds_in_json_are_one_object_holding_every_figure_old_and_new():
+    r = _minds("day-of-three", "five-days-of-halla", "--json")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    assert [m["run"] for m in doc["runs"]] == ["day-of-three", "five-days-of-halla"]
+    m = doc["runs"][0]
+    assert (m["all"]["answers"], m["all"]["degenerate"], m["all"]["kept"]) == (12, 0, 6)
+    assert round(m["all"]["grounding"], 2) == 0.53 and m["all"]["refusals"] == {"claimed": 1}
+    assert set(m["purposes"]) == {"questions", "statement", "night"}
+    assert [v["name"] for v in m["villagers"]] == ["Halla", "Ander", "Mose"]
+    assert m["worst"] == []
+    if m["reader"] is not None:                 # the word list is installed
+        said = m["reader"]["said"]["thought"]
+        assert (said["texts"], said["words"], said["real"]) == (6, 48, 46)
+        assert said["run_together_words"] == {"ofsight": 1}
+        assert len(m["reader"]["readings"]) == 6
+
+
+def test_the_minds_without_the_word_list_say_so_in_one_line_and_print_the_rest(monkeypatch,
+                                                                             tmp_path):
+    from kernel.report import words
+
+    gone = tmp_path / "american-english"
+    monkeypatch.setattr(words, "LIST", gone)
+    r = _minds("day-of-three")
+    assert r.exit_code == 0, r.output
+    notes = [x for x in r.output.splitlines() if "word list" in x]
+    assert notes == [f"  note: no word list at {gone}: the reader's measures need it (install "
+                     f"the Debian package wamerican: apt-get install wamerican)"]
+    assert "as a reader reads it" not in r.output
+    assert "answers that degenerate                          0 of 12     0%" in r.output
+    assert json.loads(_minds("day-of-three", "--json").output)["runs"][0]["reader"] is None
+
+
+@pytest.mark.words
+def test_the_reports_minds_section_reads_what_the_villagers_said_beside_the_figures(tmp_path):
+    out = tmp_path / "day.html"
+    r = CliRunner().invoke(main, ["report", "week-of-three", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    section = out.read_text(encoding="utf-8").split('data-section="minds"', 1)[1]
+    section = section.split("</section>", 1)[0]
+    assert "<h3>As a reader reads it</h3>" in section
+    assert [x.split('"', 1)[0] for x in section.split('class="minds-read" data-said="')[1:]] == \
+        ["thought", "interview"]
+    assert section.count('class="minds-reader-villager"') == 3
+    assert 'data-run-together="interview">interview answers, words run together: <code>outof</code> 5' \
+        in section
+
+
+def test_the_worlds_places_are_read_where_a_world_names_them_and_none_where_it_does_not():
+    from types import SimpleNamespace as Ns
+
+    from kernel.report.minds import places_of
+
+    assert places_of(None) == () and places_of(Ns(world=Ns())) == ()
+    assert places_of(Ns(world=Ns(places=()))) == ()
+    named = Ns(world=Ns(places=(Ns(name="the mill field"), Ns(name="Hvalsey"))))
+    assert places_of(named) == ("the mill field", "Hvalsey")

@@ -45,7 +45,7 @@ FILES = {
     "world": ("configs/world.json", "world",
               [["world", "run", "--config", "world", "--ticks", "3", "--out", "r.log"]]),
     "importance": ("configs/importance.json", "importance", [RUN]),
-    "thought": ("configs/thought.json", "thought", [RUN]),
+    "thought": ("fixtures/day-of-three/thought.json", "thought", [RUN]),   # the one it names
     "models": ("configs/models-smollm2.json", "models", [RUN]),   # the config day-of-three names
     "scenario": ("fixtures/day-of-three/scenario.json", "scenario", [REPLAY, RUN]),
     "exemplar": ("exemplars/day-of-three.json", None, [REPLAY, RUN]),

@@ -108,8 +108,8 @@ def test_a_home_with_no_world_json_at_all_runs_the_shipped_world(project):
     record("clean")
 
 
-@pytest.mark.parametrize("name", ["thought.json", "importance.json", "models-smollm2.json", "embedder.json",
-                                  "night-plan.tmpl", "reflect-questions.tmpl"])
+@pytest.mark.parametrize("name", ["importance.json", "models-smollm2.json", "embedder.json",
+                                  "smollm2/night-plan.tmpl", "smollm2/reflect-questions.tmpl"])
 def test_every_config_a_home_has_but_cannot_read_is_refused_not_replaced(project, name):
     own = project / "configs" / name
     own.unlink()
@@ -119,6 +119,19 @@ def test_every_config_a_home_has_but_cannot_read_is_refused_not_replaced(project
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 1, r.stderr
     assert len(lines) == 1 and f"configs/{name}" in lines[0] and "FIFO" in lines[0], r.stderr
+    assert not (project / "y.log").exists()
+    record("clean")
+
+
+def test_a_scenarios_own_config_it_cannot_read_is_refused_never_replaced_by_the_homes(project):
+    own = project / "fixtures" / "day-of-three" / "thought.json"
+    own.unlink()
+    os.mkfifo(own)
+    r = _village("run", "day-of-three", "--out", "y.log", cwd=project)
+    assert "Traceback" not in r.stderr, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 1, r.stderr
+    assert len(lines) == 1 and "thought.json" in lines[0] and "not a regular file" in lines[0], r.stderr
     assert not (project / "y.log").exists()
     record("clean")
 

@@ -1,6 +1,7 @@
 """The laws of what the log knows of an answer, over drawn rows: the right answers are among
 the candidates, chance is a probability, the truth reads no row after the tick and none of
-another villager's, saying a right answer is correct, and naming only wrong ones is not."""
+another villager's, saying a right answer is correct, and naming only wrong ones is not, nor
+naming a wrong one beside a right one, nor citing a right row and naming none."""
 
 from __future__ import annotations
 
@@ -60,3 +61,18 @@ def test_saying_a_right_answer_is_correct_and_naming_only_wrong_ones_is_not(rs, 
     wrong = [c for c in sorted(t.candidates - t.right) if c not in right]
     if wrong and q.gives == "who":
         assert not correct(f"It was {wrong[0]}.", (), t, q, others)
+
+
+@given(rs=rows(), q=QUERIES, v=st.sampled_from(sorted(NAMES)),
+       now=st.integers(0, 4 * TPD - 1))
+def test_an_answer_is_right_only_when_it_names_a_right_one_and_no_wrong_one(rs, q, v, now):
+    t = truth(rs, v, now, q, NAMES, TPD)
+    others = [n for i, n in NAMES.items() if i != v]
+    if not t.known or q.gives != "who":
+        return
+    right = sorted(t.right)
+    # citing every row that gives a right answer says nothing
+    assert not correct("It was someone.", tuple(t.rows), t, q, others)
+    assert correct(" and ".join(right) + ".", (), t, q, others)
+    for wrong in sorted(set(others) - t.right):
+        assert not correct(f"{right[0]} and {wrong}.", tuple(t.rows), t, q, others)

@@ -36,7 +36,7 @@ def test_the_replay_command_fails_where_the_interviews_do_not_replay(tmp_path):
     shutil.copyfile(REPO / "exemplars" / "week-of-three.json", home / "exemplars" / "week-of-three.json")
     shutil.copyfile(REPO / "exemplars" / "interviews" / "week-of-three.json",
                     home / "exemplars" / "interviews" / "week-of-three.json")
-    t = home / "configs" / "interview.tmpl"
+    t = home / "configs" / "smollm2" / "interview.tmpl"   # the templates week-of-three renders
     t.write_bytes(t.read_bytes().replace(b"one short sentence", b"one short  sentence"))
     res = CliRunner().invoke(main, ["--home", str(home), "replay", "week-of-three"])
     assert res.exit_code == 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from kernel.report import minds as rm
+from kernel.report import words
 
 # (degenerate, answers, parroting, questions, questions refused, questions calls, kept,
 #  statements, plans with a group, plans, rows absorbed, grounding to 2 places, near, shown)
@@ -34,8 +35,35 @@ def _row(t) -> tuple:
 def test_the_measure_of_each_committed_recording_is_the_table_docs_minds_gives(name):
     m = rm.minds(name)
     assert _row(m.all) == TABLE[name]
-    assert not m.notes
+    assert m.notes == (() if m.reader is not None else (words.missing(),))
     assert m.vectors == ("the recording's" if m.thoughts else "none: no thought to measure")
+
+
+# What the villagers said as a reader reads it, of each kind said: (texts, real words, words,
+# complete sentences, copies of a cited line, words run together, villagers named grounded,
+# villagers named); and the distinct interview answers of every villager, of the answers
+READER = {
+    "day-of-three": ({"thought": (6, 46, 48, 0, 0, 1, 8, 8)}, None),
+    "day-of-twenty-four": ({"thought": (47, 295, 314, 7, 3, 3, 55, 62),
+                            "interview": (288, 1814, 1973, 32, 77, 16, 367, 418)}, (177, 288)),
+    "week-of-three": ({"thought": (26, 166, 179, 5, 1, 3, 37, 37),
+                       "interview": (36, 252, 279, 8, 5, 11, 47, 54)}, (31, 36)),
+    "five-days-of-halla": ({"thought": (8, 46, 55, 0, 0, 3, 7, 7)}, None),
+    "village-of-eight": ({"thought": (18, 102, 117, 2, 1, 6, 20, 23),
+                          "utterance": (40, 303, 331, 17, 4, 5, 30, 34)}, None),
+    "bench/worlds/day-of-six": ({"thought": (12, 88, 90, 3, 1, 0, 13, 13)}, None),
+}
+
+
+@pytest.mark.words
+@pytest.mark.parametrize("name", sorted(READER))
+def test_what_each_committed_recording_said_reads_as_the_table_docs_minds_gives(name):
+    r = rm.minds(name).reader
+    assert {w: (t.texts, t.real, t.words, t.sentences, t.copies, t.run_together, t.grounded,
+                t.named) for w, t in r.of} == READER[name][0]
+    distinct = (sum(d for *_, d, _ in r.distinct), sum(n for *_, n in r.distinct))
+    assert (distinct if r.distinct else None) == READER[name][1]
+    assert (r.interviews is not None) == (READER[name][1] is not None)
 
 
 def test_the_purposes_and_the_villagers_of_a_run_each_sum_to_the_whole():

@@ -322,6 +322,8 @@ PERCEIVED: dict[str, str | None] = {
     # standing interests and plans are shown in prompts as they stand, never written as rows
     "basins_seeded": None, "basins_moved": None, "keywords_consolidated": None,
     "intended": None,
+    # the reference knows no world in words: a world that names places is the kernel's alone
+    "placed": None,
 }
 """What a villager perceives of each event kind: the method of the fold that turns it into rows."""
 

@@ -254,3 +254,42 @@ def test_an_utterance_that_says_a_sentence_of_its_own_prompt_back_is_refused(tmp
                if isinstance(e, ev.Refusal) and e.purpose == "talk"]
     assert refused and {e.reason for e in refused} == {
         "a sentence of its prompt said back, not an utterance"}
+
+
+def _gossip(ask):
+    if ask.purpose in ("talk", "answer"):
+        return json.dumps({"numbers": shown_ids(ask.prompt)[:1],
+                           "answer": "Halla, Ander and Mose ate together"})
+    return answer(ask)
+
+
+def _run_grounded(tmp_path, name, grounded):
+    """A day of talk under the shipped thought file with `grounded` set (None: left out)."""
+    folder = make(tmp_path / name, talk=TALK, days=1)
+    thought = json.loads((folder / "thought.json").read_text())
+    thought.pop("grounded", None)
+    if grounded is not None:
+        thought["grounded"] = grounded
+    (folder / "thought.json").write_text(json.dumps(thought))
+    sc = msc.load(folder)
+    engine.run(sc, ScriptedOracle([_gossip] * 10_000, dim=64), tmp_path / f"{name}.log",
+               projections=[])
+    return sc, [e for _, es in frames(tmp_path / f"{name}.log") for e in es]
+
+
+def test_under_grounded_settings_an_utterance_naming_a_villager_no_cited_row_names_is_refused(
+        tmp_path):
+    sc, events = _run_grounded(tmp_path, "gossip", True)
+    assert sc.settings.grounded
+    refused = [e for e in events if isinstance(e, ev.Refusal) and e.purpose in ("talk", "answer")]
+    assert refused and {e.check for e in refused} == {"ungrounded"}
+    for e in refused:
+        third = e.reason.split(" ", 1)[0]
+        assert third in ("Halla", "Ander", "Mose")
+        assert e.reason == (f"{third} is named, and is not the speaker, nor the listener, nor "
+                            f"named in a cited line")
+    # where the settings leave the key out, the same words are said
+    sc, events = _run_grounded(tmp_path, "loose", None)
+    assert not sc.settings.grounded
+    assert not [e for e in events if isinstance(e, ev.Refusal) and e.purpose == "talk"]
+    assert [e for e in events if isinstance(e, ev.Spoke)]

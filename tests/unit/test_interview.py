@@ -4,20 +4,27 @@ prompt that differs."""
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 
 import pytest
 from interview_scenario import battery, interview_answer, oracle, run
 
+from kernel import laws
 from kernel.engine.projection import memory_of
 from kernel.errors import ConfigError, ReplayMismatch, VillageError
 from kernel.interview import battery as ib
 from kernel.interview import session as isn
+from kernel.laws.memory import Memory
+from kernel.mind import interview as mi
+from kernel.mind.settings import load
 from kernel.oracle import exemplar
 from kernel.oracle.record import RecordingOracle
 from kernel.oracle.replay import ReplayOracle
-from kernel.seam import TemplateFile, template_file
+from kernel.seam import Rendered, TemplateFile, template_file
 from kernel.seam.interview import INTERVIEW
+from kernel.testing import ScriptedOracle
 
 
 @pytest.fixture(scope="module")
@@ -147,3 +154,31 @@ def test_one_question_is_put_to_one_villager_with_its_braces_as_written(ran):
     (x,) = s.asked
     assert x.text == "Who is {other} to you?" and x.interview.name == "Ander"
     assert x.interview.now == 300 and x.interview.accepted and x.truth is None
+
+
+def _interviewed(text: str, grounded: bool):
+    """One interview answer through the seam, as `asked` judges it: Halla's rows are a meal and
+    Ander handing her 2 parcels; the answer cites the gift."""
+    rows = (Memory(id=1, villager=1, tick=5, kind="did", event="meal", text="ate 3 mouthfuls",
+                   weight=1, about=()),
+            Memory(id=2, villager=1, tick=6, kind="saw", event="gift",
+                   text="Ander handed Halla 2 parcels, 1.0 grams", weight=3, about=(1, 2)))
+    mind = mi.Mind(villager=1, name="Halla", now=10, day=0, mine=rows, gone={}, live=rows,
+                   felt=None, interests="", village=frozenset({"Halla", "Ander", "Mose"}))
+    prompt = Rendered(b"asked", hashlib.sha256(b"asked").hexdigest(), "interview", "")
+    iv = mi.Interview(villager=1, name="Halla", now=10, question="Who gave you food?", seed=1,
+                      ranked=tuple(laws.Ranked(m, 0.0, 0.0, 0.0, 0.0) for m in rows),
+                      prompt=prompt, schema=b"{}")
+    st = dataclasses.replace(load(), grounded=grounded)
+    said = json.dumps({"numbers": [2], "answer": text})
+    mi.asked([iv], [mind], st, ScriptedOracle([said]), 64, 120)
+    return iv
+
+
+def test_under_grounded_settings_an_answer_naming_or_claiming_what_its_cited_rows_do_not_is_refused():
+    assert _interviewed("Ander gave me food", True).refused is None
+    assert str(_interviewed("Mose gave me food", True).refused) == (
+        "ungrounded: Mose is named, and is not the speaker nor named in a cited line")
+    assert str(_interviewed("I gave Ander food", True).refused) == (
+        "ungrounded: says Halla gave to Ander, and no cited line has Halla giving to Ander")
+    assert _interviewed("I gave Ander food", False).refused is None

@@ -62,12 +62,21 @@ def test_an_answer_is_correct_when_it_names_a_right_villager_as_a_whole_word():
     assert not correct("Wren gave it", (), t, q, ["Ander", "Mose", "Wren"])
 
 
-def test_an_answer_is_correct_when_it_cites_a_row_that_gives_a_right_answer():
-    q = Query("did", "meal", "where", most=True)
+def test_an_answer_that_cites_a_row_giving_a_right_villager_but_names_none_is_not_correct():
+    q = Query("saw", "gift", "who", target=True)
     t = truth(ROWS, 1, 3999, q, NAMES, 2000)
-    assert correct("I ate well", (4,), t, q, NAMES.values())
-    assert not correct("I ate well", (5,), t, q, NAMES.values())
-    assert correct("on 2,3 mostly", (5,), t, q, NAMES.values())
+    assert t.rows == {0, 1}
+    assert not correct("Someone gave me food", (0, 1), t, q, ["Ander", "Mose", "Wren"])
+    assert correct("Mose did", (), t, q, ["Ander", "Mose", "Wren"])
+
+
+def test_an_answer_that_names_a_wrong_villager_beside_a_right_one_is_not_correct():
+    q = Query("saw", "gift", "who", target=True, day=2)
+    t = truth(ROWS, 1, 3999, q, NAMES, 2000)
+    assert t.right == {"Mose"}
+    assert not correct("Mose and Wren", (1,), t, q, ["Ander", "Mose", "Wren"])
+    assert not correct("Ander, Mose and Wren", (1,), t, q, ["Ander", "Mose", "Wren"])
+    assert correct("Mose, then mose again", (), t, q, ["Ander", "Mose", "Wren"])
 
 
 def test_names_and_cells_are_read_in_the_order_an_answer_gives_them():

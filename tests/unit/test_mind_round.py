@@ -277,3 +277,51 @@ def test_a_villager_due_twice_in_one_round_is_refused_naming_it_before_any_call(
         reflect_round(100, [Due(1, "A"), Due(2, "B"), Due(1, "A")],
                       {1: rows_of(1, 1, 5), 2: rows_of(2, 6, 5)}, {}, o, st, next_id=11)
     assert o.log == []
+
+
+# -- a grounded seam: whom a statement names, and who it says gave to whom -------------
+
+
+def _gifts(villager: int = 1):
+    """A's rows: a meal, B handing A 2 parcels, and A taking 1 parcel out of B's hands."""
+    texts = ("ate 3 mouthfuls", "B handed A 2 parcels, 1.0 grams",
+             "took 1 parcel out of B's hands, 0.5 grams")
+    return tuple(laws.Memory(id=i + 1, villager=villager, tick=10 * i, kind="did", event="meal",
+                             text=t, weight=1, about=(2,) if "B" in t else ())
+                 for i, t in enumerate(texts))
+
+
+def _grounded_round(st, statement, cites, *, grounded=True):
+    def answer(ask):
+        if ask.purpose == "questions":
+            return _questions("why?", "what?")
+        return json.dumps({"answer": statement, "numbers": cites})
+
+    st = dataclasses.replace(st, grounded=grounded)
+    due = [Due(1, "A", frozenset({"A", "B", "Corin"}))]
+    return reflect_round(100, due, {1: _gifts()}, {}, ScriptedOracle([answer] * 3), st,
+                         next_id=4)
+
+
+def test_under_grounded_settings_a_statement_naming_a_villager_no_cited_row_names_is_refused(st):
+    rnd = _grounded_round(st, "Corin and B were kind today", [2])
+    refusals = [(e.purpose, e.check, e.reason) for e in rnd.events if e.kind == "refusal"]
+    assert refusals == [("statement", "ungrounded", "Corin is named, and is not the speaker "
+                                                    "nor named in a cited line")] * 2
+    assert rnd.thoughts == ()
+    s = rnd.reflections[0].statements[0]
+    assert s.verdict is not None and not s.verdict.ok and s.verdict.check == "ungrounded"
+
+
+def test_under_grounded_settings_a_statement_against_the_direction_of_its_cited_rows_is_refused(st):
+    rnd = _grounded_round(st, "I gave B two parcels", [2, 3])
+    assert [(e.check, e.reason) for e in rnd.events if e.kind == "refusal"] == [
+        ("ungrounded", "says A gave to B, and no cited line has A giving to B")] * 2
+    # said the way the rows have it, it is a thought
+    rnd = _grounded_round(st, "B gave me two parcels, and I took one back from B", [2, 3])
+    assert [e.kind for e in rnd.events].count("refusal") == 0 and len(rnd.thoughts) == 2
+
+
+def test_without_grounded_settings_the_seam_does_not_judge_names_or_claims(st):
+    rnd = _grounded_round(st, "Corin gave B two parcels", [1], grounded=False)
+    assert [e.kind for e in rnd.events].count("refusal") == 0 and len(rnd.thoughts) == 2

@@ -72,7 +72,7 @@ def test_the_questions_prompt_names_the_villager_the_window_and_the_count():
                                       "[87] ate 8 mouthfuls on 9,2, 4.0 grams"], \
         "the window, in the order given"
     request = "\n".join(lines[start + 3:])
-    assert "Halla" in request and re.search(r"\b2\b", request)
+    assert re.search(r"\b2\b", request)
     assert text.endswith("\n"), "the file's last newline is part of the prompt"
 
 
@@ -125,10 +125,22 @@ def test_neither_template_states_a_seam_rule(name):
     assert said == [], f"{name} states a seam rule in the words {said}"
 
 
-def test_the_statement_asks_what_the_day_meant_and_never_how_much_and_for_the_numbers():
+def test_the_statement_asks_for_the_numbers_first_and_only_what_those_lines_say():
     text = template_file(STATEMENT).text
+    assert "numbers of the lines" in text and "only what those lines say" in text
+    assert text.index("{{ question }}") < text.index("{% for m in memories %}"), \
+        "the question comes before the lines, after who is asking"
+
+
+def test_the_smollm2_statement_it_was_recorded_with_asked_what_the_day_meant_never_how_much():
+    text = template_file(STATEMENT, "smollm2").text
     assert "meant" in text and "never" in text and "how much" in text
     assert "numbers of the memories" in text
+
+
+def test_every_template_of_a_villager_opens_with_the_same_line_so_its_calls_share_it():
+    firsts = {template_file(n).text.splitlines()[0] for n in (QUESTIONS, STATEMENT, "talk", "interview")}
+    assert {f.split(".")[0] for f in firsts} == {"You are {{ name }}, who lives in the village"}
 
 
 def test_the_asked_schema_is_exactly_n_strings_and_no_other_field():

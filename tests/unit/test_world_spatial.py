@@ -327,6 +327,7 @@ def village_value(n: int, width: int, height: int, seed: int, *, founded_by: int
     """The shipped world's policy with `n` villagers placed from `seed` on a `width` by `height` grid."""
     rng = random.Random(seed)
     value = configs.thaw(configs.load("world").value)
+    value.pop("places", None)    # the shipped places are on the shipped grid, not on this one
     ids = ids or list(range(1, n + 1))
     value.update({
         "seed": seed,

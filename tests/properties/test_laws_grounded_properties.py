@@ -1,0 +1,189 @@
+"""Properties of the grounded seam (kernel.laws.grounded) over drawn villagers, rows and words:
+an answer may name its speaker, its listener and whom its cited lines name, and nobody else;
+a claim of who gave to or took from whom stands where a cited line says it, and its reverse
+falls where none does; a claim it cannot tell the parties of is not judged."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from kernel import laws
+from kernel.laws.grounded import Claim, unclaimed, unnamed
+
+VILLAGERS = ["Halla", "Ander", "Mose", "Tove", "Corin", "Brisca", "Odhran", "Ysolde", "Ann",
+             "Ann Lee"]
+# words that are no name, no pronoun and no verb of giving or taking, and marks between them
+PLAIN = st.sampled_from(["the", "bread", "field", "near", "well", "morning", "ate", "walked",
+                         "saw", "parcels", "mill", "east", "meadow", "3", "1.0", ",", ".", "!",
+                         "was", "not", "he", "she", "they", "friend", "hands", "hand"])
+filler = st.lists(PLAIN, max_size=6).map(" ".join)
+# free text with no capital letter, so it names nobody (it may say anything else)
+lower = st.text(alphabet="abcdefghijklmnopqrstuvwxyz .,;:!?'\"\n0123456789", max_size=40)
+cast = st.lists(st.sampled_from(VILLAGERS), min_size=3, max_size=len(VILLAGERS), unique=True)
+
+
+def _gave_row(speaker: str, a: str, b: str, place: str) -> str:
+    """A gift row as the speaker holds it: its own (a subjectless "handed"), or a witness's."""
+    return (f"handed {b} 2 parcels{place}, 1.0 grams" if a == speaker
+            else f"{a} handed {b} 2 parcels{place}, 1.0 grams")
+
+
+def _took_row(speaker: str, a: str, b: str, place: str) -> str:
+    return (f"took 3 parcels out of {b}'s hands{place}, 1.5 grams" if a == speaker
+            else f"{a} took 3 parcels out of {b}'s hands{place}, 1.5 grams")
+
+
+PLACES = st.sampled_from(["", " in the mill field", " by the well"])
+
+
+def _subject(who: str, speaker: str, listener: str | None, pronoun: bool) -> str:
+    if pronoun and who == speaker:
+        return "I"
+    if pronoun and who == listener:
+        return "You"
+    return who
+
+
+def _object(who: str, speaker: str, listener: str | None, pronoun: bool) -> tuple[str, str]:
+    """The object as said, and its possessive."""
+    if pronoun and who == speaker:
+        return "me", "my"
+    if pronoun and who == listener:
+        return "you", "your"
+    return who, f"{who}'s"
+
+
+GAVE_SAYINGS = ["{a} gave {b} some bread", "{a} handed {b} two parcels", "{a} gave the bread to {b}",
+                "{a} shared my bread with {b}", "{a} had kindly passed a parcel to {b}",
+                "{a} then offered {b} bread"]
+TOOK_SAYINGS = ["{a} took bread from {b}", "{a} stole {bs} bread", "{a} grabbed parcels off {b}",
+                "{a} took 3 parcels out of {bs} hands", "{a} robbed {b} of bread"]
+
+
+@st.composite
+def claimed(draw):
+    """A cast, a speaker, maybe a listener, a cited row saying who gave or took from whom, and
+    a saying of the same claim in other words, pronouns where a party is the speaker or the
+    listener."""
+    names = draw(cast)
+    speaker, other = names[0], names[1]
+    listener = draw(st.sampled_from([None, other]))
+    a, b = draw(st.lists(st.sampled_from(names), min_size=2, max_size=2, unique=True))
+    verb = draw(st.sampled_from([laws.grounded.GAVE, laws.grounded.TOOK]))
+    row = (_gave_row if verb == laws.grounded.GAVE else _took_row)(speaker, a, b, draw(PLACES))
+    pronoun = draw(st.booleans())
+    saying = draw(st.sampled_from(GAVE_SAYINGS if verb == laws.grounded.GAVE else TOOK_SAYINGS))
+    said, possessive = _object(b, speaker, listener, pronoun)
+    text = saying.format(a=_subject(a, speaker, listener, pronoun), b=said, bs=possessive)
+    return names, speaker, listener, Claim(verb, a, b), row, text
+
+
+@given(cast, st.data())
+def test_a_text_naming_only_its_speaker_its_listener_and_names_of_its_cited_lines_is_never_refused_for_naming(
+        names, data):
+    speaker = names[0]
+    listener = data.draw(st.sampled_from([None, names[1]]))
+    cited_names = data.draw(st.lists(st.sampled_from(names[2:]), max_size=3))
+    cited = [f"{n} ate bread {f}" for n, f in zip(cited_names, data.draw(
+        st.lists(lower, min_size=len(cited_names), max_size=len(cited_names))), strict=True)]
+    allowed = [speaker, *cited_names] + ([listener] if listener else [])
+    said = data.draw(st.lists(st.tuples(st.sampled_from(allowed), lower), max_size=5))
+    text = " ".join(f"{n} {w}" for n, w in said)
+    got = laws.judge_grounded(text, speaker=speaker, listener=listener, cited=cited, names=names)
+    assert got is None or "is named" not in got.reason
+
+
+@given(cast, st.data())
+def test_naming_a_villager_that_is_not_the_speaker_the_listener_nor_named_in_a_cited_line_always_refuses(
+        names, data):
+    speaker, stranger = names[0], names[-1]
+    listener = data.draw(st.sampled_from([None, names[1]]))
+    others = [n for n in names[:-1] if n != listener]
+    cited = [f"{n} walked to the well" for n in data.draw(st.lists(st.sampled_from(others)))]
+    before, after = data.draw(filler), data.draw(lower)
+    text = f"{before} {stranger} {after}"
+    got = laws.judge_grounded(text, speaker=speaker, listener=listener, cited=cited, names=names)
+    assert got is not None and got.check == "ungrounded"
+    assert got.reason == unnamed(stranger, listener)
+
+
+@given(claimed(), st.lists(st.sampled_from(["ate bread near the well", "walked to the mill"])))
+def test_a_claim_that_agrees_in_direction_with_a_cited_line_is_never_refused(case, more):
+    names, speaker, listener, claim, row, text = case
+    got = laws.judge_grounded(text, speaker=speaker, listener=listener, cited=[row, *more],
+                              names=names)
+    assert got is None, (text, row, got)
+
+
+@given(claimed())
+def test_the_reversed_claim_is_refused_where_no_cited_line_has_that_direction(case):
+    names, speaker, listener, claim, row, text = case
+    saying = (GAVE_SAYINGS[0] if claim.verb == laws.grounded.GAVE else TOOK_SAYINGS[0])
+    reversed_text = saying.format(a=claim.other, b=claim.by)
+    got = laws.judge_grounded(reversed_text, speaker=speaker, listener=listener, cited=[row],
+                              names=names)
+    assert got is not None and got.check == "ungrounded"
+    assert got.reason == unclaimed(Claim(claim.verb, claim.other, claim.by))
+
+
+@given(claimed())
+def test_the_claims_of_a_text_are_the_parties_the_law_finds_in_a_saying_of_them(case):
+    names, speaker, listener, claim, row, text = case
+    assert laws.claims(text, names, speaker=speaker, listener=listener) == (claim,)
+    assert laws.claims(row, names, speaker=speaker, cited=True) == (claim,)
+
+
+@given(cast, st.lists(st.sampled_from(["gave", "handed", "took", "stole", "the", "miller",
+                                       "baker", "bread", "to", "from", "he", "she", "we", "a",
+                                       "stranger", "was", "not", "never"]), max_size=10),
+       st.data())
+def test_a_claim_whose_parties_are_not_villagers_is_not_judged(names, words, data):
+    text = "the " + " ".join(words)   # never opening with a verb: no sentence is the speaker's
+    cited = data.draw(st.lists(st.sampled_from(["ate bread", "walked to the mill"])))
+    assert laws.claims(text, names, speaker=names[0]) == ()
+    assert laws.judge_grounded(text, speaker=names[0], cited=cited, names=names) is None
+
+
+@given(claimed(), st.randoms(use_true_random=False), st.lists(lower, max_size=3))
+def test_the_order_of_the_cited_lines_does_not_change_the_verdict(case, rnd, more):
+    names, speaker, listener, claim, row, text = case
+    lines = [row, *more]
+    shuffled = list(lines)
+    rnd.shuffle(shuffled)
+    for t in (text, f"{names[-1]} {text}"):
+        assert (laws.judge_grounded(t, speaker=speaker, listener=listener, cited=lines,
+                                    names=names)
+                == laws.judge_grounded(t, speaker=speaker, listener=listener, cited=shuffled,
+                                       names=names))
+
+
+@given(claimed())
+def test_a_pronoun_is_judged_as_the_villager_it_stands_for(case):
+    names, speaker, listener, claim, row, text = case
+    words = {"I": speaker, "me": speaker, "my": f"{speaker}'s"}
+    if listener is not None:
+        words.update({"You": listener, "you": listener, "your": f"{listener}'s"})
+    by_name = re.sub(r"\b(I|me|my|You|you|your)\b", lambda m: words.get(m[1], m[1]), text)
+    assert (laws.claims(by_name, names, speaker=speaker, listener=listener)
+            == laws.claims(text, names, speaker=speaker, listener=listener))
+
+
+@given(cast, lower)
+def test_a_name_or_its_possessive_names_its_villager_and_a_name_run_into_another_word_names_nobody(
+        names, rest):
+    n = names[0]
+    assume(" " not in n)
+    assert n in laws.named(f"{rest} {n}'s {rest}", names)
+    assert n in laws.named(f"{n}. {rest}", names)
+    assert laws.named(f"x{n} {n}x giftof{n}H {n.lower()}", names) == ()
+
+
+@given(cast, st.sampled_from(["I gave you bread", "took bread from me", "handed my parcels to you"]))
+def test_inside_quotation_marks_a_pronoun_and_an_opening_verb_are_nobody(names, quoted):
+    speaker, other = names[0], names[1]
+    line = f'heard {other} say: "{quoted}"'
+    assert laws.claims(line, names, speaker=speaker, cited=True) == ()
+    assert laws.claims(f'"{quoted}"', names, speaker=speaker, listener=other) == ()

@@ -1,0 +1,124 @@
+"""The grounded seam's rule on the rows perception writes and on sentences a model wrote: who
+a text names, who it says gave to or took from whom, and each refusal's words."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernel import engine, laws
+from kernel import events as ev
+from kernel.errors import LawError
+from kernel.laws.grounded import Claim
+from kernel.laws.perception import perceive, start
+
+NAMES = ("Halla", "Ander", "Mose", "Corin", "Brisca", "Odhran")
+HALLA, ANDER, MOSE = 1, 2, 3
+
+
+def _rows():
+    """Every row perception writes for Halla handing Ander 2 parcels and Ander taking 3 parcels
+    out of Halla's hands, Mose seeing both, by (villager, event)."""
+    s = start(engine.load_rules())
+    s, _ = perceive(s, 0, [ev.Founded(villager=v, name=NAMES[v - 1], x=v, y=0) for v in (1, 2, 3)]
+                    + [ev.CameIntoSight(viewer=a, seen=b, millicells=1000)
+                       for a, b in ((1, 2), (2, 1), (3, 1), (3, 2))])
+    _, rows = perceive(s, 1, [ev.Gave(giver=HALLA, receiver=ANDER, parcels=2, milligrams=1000),
+                              ev.Took(taker=ANDER, owner=HALLA, parcels=3, milligrams=1500)])
+    return {(r.villager, r.event): r.text for r in rows}
+
+
+@pytest.mark.parametrize("holder, event, claim", [
+    (HALLA, "gift", Claim("gave", "Halla", "Ander")),     # its own row: "handed Ander ..."
+    (ANDER, "gift", Claim("gave", "Halla", "Ander")),     # the receiver's: "Halla handed Ander"
+    (MOSE, "gift", Claim("gave", "Halla", "Ander")),      # a witness's
+    (ANDER, "take", Claim("took", "Ander", "Halla")),     # "took 3 parcels out of Halla's hands"
+    (HALLA, "take", Claim("took", "Ander", "Halla")),
+    (MOSE, "take", Claim("took", "Ander", "Halla")),
+])
+def test_every_row_perception_writes_of_a_gift_or_a_take_says_who_gave_or_took_from_whom(
+        holder, event, claim):
+    text = _rows()[(holder, event)]
+    assert laws.claims(text, NAMES, speaker=NAMES[holder - 1], cited=True) == (claim,)
+
+
+@pytest.mark.parametrize("row, claim", [
+    ("handed Ander two parcels in the mill field", Claim("gave", "Halla", "Ander")),
+    ("Mose handed Ander two parcels by the well this morning", Claim("gave", "Mose", "Ander")),
+    ("took three parcels out of Ander's hands in the east meadow", Claim("took", "Halla", "Ander")),
+    ("Mose took two parcels out of Ander's hands at the mill", Claim("took", "Mose", "Ander")),
+])
+def test_a_row_worded_with_places_keeps_its_direction(row, claim):
+    assert laws.claims(row, NAMES, speaker="Halla", cited=True) == (claim,)
+
+
+@pytest.mark.parametrize("text, claims", [
+    ("I gave Ander my bread", (Claim("gave", "Halla", "Ander"),)),
+    ("You handed Ander two parcels.", (Claim("gave", "Halla", "Ander"),)),
+    ("Ander took ices from Ander.", (Claim("took", "Ander", "Ander"),)),
+    ("Mose stole my bread and then shared it with Ander",
+     (Claim("took", "Mose", "Halla"),)),        # "then shared" has no subject before it
+    ("Mose quickly grabbed parcels off me; gave them to Ander",
+     (Claim("took", "Mose", "Halla"), Claim("gave", "Halla", "Ander"))),
+    ("Ander was given bread by Mose", ()),       # the passive: no subject before the verb
+    ("Mose did not give Ander anything", ()),
+    ("Mose said he gave bread to Ander", ()),
+    ("Mose passed Ander on the road", ()),       # pass gives only "to" someone
+    ("The miller gave the baker bread", ()),     # nobody of the village
+    ('Mose said: "I gave you bread"', ()),       # who is "I" in a quote is not known
+])
+def test_a_villagers_own_words_say_the_claims_the_rule_finds(text, claims):
+    assert laws.claims(text, NAMES, speaker="Halla") == claims
+
+
+def test_in_an_utterance_you_is_the_listener_and_in_a_thought_the_speaker():
+    said = "You took my bread"
+    assert laws.claims(said, NAMES, speaker="Halla", listener="Ander") == (
+        Claim("took", "Ander", "Halla"),)
+    assert laws.claims(said, NAMES, speaker="Halla") == (Claim("took", "Halla", "Halla"),)
+
+
+def test_a_villager_named_by_nothing_the_answer_stands_on_is_refused_by_name():
+    got = laws.judge_grounded("Corin gave Brisca seven parcels of tobacco.", speaker="Brisca",
+                              cited=["Odhran took 7 parcels out of Brisca's hands"], names=NAMES)
+    assert (got.check, got.reason) == (
+        "ungrounded", "Corin is named, and is not the speaker nor named in a cited line")
+
+
+def test_a_claim_against_the_direction_of_every_cited_line_is_refused_by_the_claim():
+    got = laws.judge_grounded("Odhran gave Brisca seven parcels.", speaker="Brisca",
+                              cited=["Odhran took 7 parcels out of Brisca's hands"], names=NAMES)
+    assert (got.check, got.reason) == (
+        "ungrounded", "says Odhran gave to Brisca, and no cited line has Odhran giving to Brisca")
+    assert laws.judge_grounded("Odhran took my parcels.", speaker="Brisca",
+                               cited=["Odhran took 7 parcels out of Brisca's hands"],
+                               names=NAMES) is None
+
+
+def test_an_utterance_may_name_its_listener_and_says_so_when_it_names_another():
+    assert laws.judge_grounded("Ander, I remember you", speaker="Halla", listener="Ander",
+                               cited=["ate 3 mouthfuls"], names=NAMES) is None
+    got = laws.judge_grounded("Mose was near", speaker="Halla", listener="Ander",
+                              cited=["ate 3 mouthfuls"], names=NAMES)
+    assert got.reason == ("Mose is named, and is not the speaker, nor the listener, nor named "
+                          "in a cited line")
+
+
+def test_a_cited_line_of_talk_names_whom_it_quotes_and_whom_it_was_said_to():
+    heard = 'heard Mose say: "Corin took bread from Ander"'
+    assert laws.named(heard, NAMES) == ("Mose", "Corin", "Ander")
+    assert laws.judge_grounded("Corin took bread from Ander", speaker="Halla", cited=[heard],
+                               names=NAMES) is None
+
+
+def test_a_name_and_its_possessive_name_a_villager_and_a_name_run_into_a_word_does_not():
+    assert laws.named("Ander's bread and Mose", NAMES) == ("Ander", "Mose")
+    assert laws.named("Tove urned the giftofMoseH Tove, ander and Anders", NAMES) == ()
+
+
+def test_a_bad_argument_is_refused_naming_it():
+    with pytest.raises(LawError, match="names="):
+        laws.judge_grounded("x", speaker="Halla", cited=[], names="Halla")
+    with pytest.raises(LawError, match="cited="):
+        laws.judge_grounded("x", speaker="Halla", cited="a line", names=NAMES)
+    with pytest.raises(LawError, match="speaker="):
+        laws.judge_grounded("x", speaker=None, cited=[], names=NAMES)
