@@ -17,10 +17,13 @@ about another only while that other is in its sight, as the sight events in
 the log say.
 
 Where the log names places (its `placed` events, at tick 0), the world is in
-words, and a row says where by them and holds no figure: "ate barley in the
-mill field", "walked from the well to the east meadow", "handed Ander two
-parcels", "Ander came into sight" (kernel.laws.places owns a cell's words
-and a count's). The figures stay in the events' fields. Where the log names
+words, and a row says where by them and holds no figure: "you ate barley in
+the mill field", "you walked from the well to the east meadow", "you handed
+Ander two parcels", "you saw Ander come near", "you lost sight of Ander",
+"Halla handed you a parcel", "Mose took three parcels out of your hands": a
+row speaks to its villager as a prompt does (its own deeds and what it heard
+in the second person, `OWN`, and itself as "you" where another did something
+to it; kernel.laws.places owns a cell's words and a count's). The figures stay in the events' fields. Where the log names
 none, every row is worded with its figures, as it always was.
 
 The fold is the cost of every index and replay, so it is written for speed
@@ -53,6 +56,11 @@ FIRST_ID = 1
 _row = Memory.trusted
 _alike = Memory.trusted_alike
 _EMPTY: frozenset = frozenset()
+OWN = frozenset({"did", "heard"})
+"""The kinds of row a villager lived itself, which a world in words tells in the second person
+("you ate barley in the mill field", "you heard Ander ask for food"), as a prompt speaks to
+its villager: a model shown a deed with no one doing it took it for another's ("I came into
+sight this evening" of a line that Rasmus came into sight) or another's for its own."""
 
 
 class Run(NamedTuple):
@@ -255,6 +263,8 @@ class _Frame:
         w = self.table.weights(key, milligrams)
         w = (self.table.rules.weigh(kind, event, first=first, milligrams=milligrams) if w is None
              else w[1] if first else w[0])
+        if self.places is not None and kind in OWN:
+            text = f"you {text}"
         self.rows.append(_row(self.next_id, villager, self.tick, kind, event, text, w, about))
         self.next_id += 1
 
@@ -285,6 +295,8 @@ class _Frame:
                     self.firsts_copied = True
                 firsts[w] = had | {key}
                 weights.append(first)
+        if self.places is not None and kind in OWN:
+            text = f"you {text}"
         self.rows.extend(_alike(self.next_id, who, weights, self.tick, kind, event, text, about))
         self.next_id += len(who)
 
@@ -419,12 +431,14 @@ class _Frame:
 
     def came_into_sight(self, e: ev.CameIntoSight) -> None:
         self.set_sight(e.viewer, e.seen, True)
-        off = "" if self.places is not None else f", {cells(e.millicells)} off"
-        self.row(e.viewer, "saw", "sighting", f"{self.name(e.seen)} came into sight{off}",
-                 (e.seen,))
+        text = (f"{self.name(e.seen)} came into sight, {cells(e.millicells)} off"
+                if self.places is None else f"you saw {self.name(e.seen)} come near")
+        self.row(e.viewer, "saw", "sighting", text, (e.seen,))
 
     def went_out_of_sight(self, e: ev.WentOutOfSight) -> None:
-        self.row(e.viewer, "saw", "parting", f"{self.name(e.seen)} went out of sight", (e.seen,))
+        text = (f"{self.name(e.seen)} went out of sight" if self.places is None
+                else f"you lost sight of {self.name(e.seen)}")
+        self.row(e.viewer, "saw", "parting", text, (e.seen,))
         self.set_sight(e.viewer, e.seen, False)
 
     def gave(self, e: ev.Gave) -> None:
@@ -435,7 +449,8 @@ class _Frame:
         self.row(a, "did", "gift", f"handed {name(b)} {what}", (b,), mg)
         told = f"{name(a)} handed {name(b)} {what}"
         about = _pair(a, b)
-        self.row(b, "saw", "gift", told, about, mg)
+        self.row(b, "saw", "gift", told if self.places is None else f"{name(a)} handed you {what}",
+                 about, mg)
         self.rows_of_witnesses(self.witnesses(a, b), "saw", "gift", told, about, mg)
 
     def took(self, e: ev.Took) -> None:
@@ -445,7 +460,8 @@ class _Frame:
         self.row(a, "did", "take", f"took {what}", (b,), mg)
         told = f"{self.name(a)} took {what}"
         about = _pair(a, b)
-        self.row(b, "saw", "take", told, about, mg)
+        self.row(b, "saw", "take", told if self.places is None
+                 else f"{self.name(a)} took {parcels(n)} out of your hands", about, mg)
         self.rows_of_witnesses(self.witnesses(a, b), "saw", "take", told, about, mg)
 
     def gathered(self, e: ev.Gathered) -> None:

@@ -239,7 +239,7 @@ def _ask_questions(now: int, due: Sequence[Due], rows: _Rows, oracle,
                   st: Settings, interests: Mapping[int, str]) -> list[Reflection]:
     """Every due villager's questions call over its recent window, asked together, and the
     questions each answer gives (or its refusal). Nothing remembered yet: no call."""
-    check = asked_schema(st.questions)
+    check = asked_schema(st.questions, bounded=st.bounded)
     refl: list[Reflection] = []
     for d in due:
         window = laws.recent(rows.live[d.villager], now, st.recent)
@@ -310,7 +310,7 @@ def _rank_and_state(now: int, refl: Sequence[Reflection], rows: _Rows, seen: _Se
             ids = [x.memory.id for x in s.ranked]
             lines = {x.memory.id: x.memory.text for x in s.ranked}
             s.schema = drawn_schema(ids, lines=lines, bounded=st.bounded)
-            s.check = drawn_schema(ids, request=False)
+            s.check = drawn_schema(ids, request=False, bounded=st.bounded)
             asks.append(calls.ask(st, "statement", s.prompt, s.schema, r.seed))
             r.statements.append(s)
     stated = [s for r in refl for s in r.statements]

@@ -31,6 +31,11 @@ CITATIONS = 16
 # ids were shown (a tool, a fuzz test); a round sends `drawn_schema`.
 STATED_CHARS = 120
 CITED = 3
+# Under bounded requests a length is a bound, not a style: long enough that a sentence of a
+# model that writes them ends where it ends, where at 120 the grammar cut the 1.5B's
+# sentences mid-word ("I also ate barley at the mil") and at 100 its questions ("... Did").
+BOUNDED_STATED_CHARS = STATEMENT_CHARS
+BOUNDED_QUESTION_CHARS = 160
 # What a request asks a statement and a question to be made of: words, beginning with
 # a capital, no figures (a statement is about what a day meant, never how much), in at
 # most STATED_CHARS and QUESTION_CHARS. A grammar holds a model to it from the first
@@ -102,7 +107,8 @@ def asked_schema(n: int, *, request: bool = False, words: object = (),
     (`line_words`); a `bounded` request is the answer's shape alone, its words the model's."""
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise SeamError(f"Expected a count of questions >= 1 but got n={n!r}")
-    item: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": QUESTION_CHARS}
+    item: dict[str, Any] = {"type": "string", "minLength": 1,
+                            "maxLength": BOUNDED_QUESTION_CHARS if bounded else QUESTION_CHARS}
     if request and not bounded:
         named = list(words) if not isinstance(words, str) else [words]
         item["pattern"] = _naming(named, 3, 4, "[?]", ASKED_OPENING) if named else ASKED_PATTERN
@@ -155,13 +161,14 @@ def drawn_schema(shown: object, most: int = CITED, *, request: bool = True,
 
     A `bounded` request (a thought file's `requests: bounded`) is the request's structure
     alone: the ids an `enum` of those shown, 1 to `most` of them, the statement at most
-    STATED_CHARS; no pattern, no tie to a first line, every word the model's own."""
+    BOUNDED_STATED_CHARS; no pattern, no tie to a first line, every word the model's own;
+    its check (`request=False, bounded=True`) is the same shape with that bound."""
     if not isinstance(most, int) or isinstance(most, bool) or most < 1:
         raise SeamError(f"Expected a count of citations >= 1 but got most={most!r}")
     ids = ids_of(shown, "a statement call")
     an_id: dict[str, Any] = {"type": "integer", "enum": ids} if request else {"type": "integer"}
     statement: dict[str, Any] = {"type": "string", "minLength": STATEMENT_MIN_CHARS,
-                                 "maxLength": STATED_CHARS}
+                                 "maxLength": BOUNDED_STATED_CHARS if bounded else STATED_CHARS}
     if request and not bounded:
         named = list(words) if not isinstance(words, str) else [words]
         statement["pattern"] = (_naming(named, 3, 5, "[.!]?", first=STATED_OPENING) if named

@@ -12,7 +12,7 @@ import pytest
 from kernel.mind import settings as msettings
 from kernel.seam import asked_schema, drawn_schema
 from kernel.seam.interview import interview_schema
-from kernel.seam.schemas import CITES, SAID, STATED_CHARS
+from kernel.seam.schemas import BOUNDED_STATED_CHARS, CITES, SAID
 from kernel.seam.talk import talk_schema
 
 LINES = {3: "Ander handed Mose a parcel", 7: "ate barley in the mill field", 9: "Halla came into sight"}
@@ -58,13 +58,16 @@ def test_a_bounded_request_accepts_any_words_of_the_bounded_length(said):
     schema = json.loads(_bounded()["statement"])
     jsonschema.validate({CITES: [7], SAID: said}, schema)
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({CITES: [7], SAID: "x" * (STATED_CHARS + 1)}, schema)
+        jsonschema.validate({CITES: [7], SAID: "x" * (BOUNDED_STATED_CHARS + 1)}, schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({CITES: [8], SAID: said}, schema)
 
 
-def test_a_bounded_questions_request_is_the_shape_the_seam_checks():
-    assert asked_schema(2, request=True, bounded=True, words=["Ander"]) == asked_schema(2)
+def test_a_bounded_request_is_the_shape_the_seam_checks_with_the_same_bounds():
+    assert asked_schema(2, request=True, bounded=True, words=["Ander"]) == asked_schema(2, bounded=True)
+    request = json.loads(drawn_schema(list(LINES), lines=LINES, bounded=True))
+    check = json.loads(drawn_schema(list(LINES), request=False, bounded=True))
+    assert request["properties"][SAID] == check["properties"][SAID]
 
 
 def test_a_patterned_request_is_what_it_was_so_every_recording_made_under_it_replays():

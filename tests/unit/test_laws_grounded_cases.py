@@ -122,3 +122,19 @@ def test_a_bad_argument_is_refused_naming_it():
         laws.judge_grounded("x", speaker="Halla", cited="a line", names=NAMES)
     with pytest.raises(LawError, match="speaker="):
         laws.judge_grounded("x", speaker=None, cited=[], names=NAMES)
+
+
+def test_a_row_that_speaks_to_its_villager_as_you_grounds_a_claim_in_the_first_person():
+    from kernel.laws.grounded import judge_grounded
+    names = ["Fenna", "Ysolde", "Liesel"]
+    took = ["Ysolde took over a dozen parcels out of your hands this evening"]
+    assert judge_grounded("Ysolde took parcels out of my hands.", speaker="Fenna", cited=took,
+                          names=names) is None
+    wrong = judge_grounded("I took parcels out of Ysolde's hands.", speaker="Fenna", cited=took,
+                           names=names)
+    assert wrong is not None and wrong.check == "ungrounded"
+    gave = ["Liesel handed you two parcels"]
+    assert judge_grounded("Liesel gave me two parcels.", speaker="Fenna", cited=gave,
+                          names=names) is None
+    assert judge_grounded("I gave Liesel two parcels.", speaker="Fenna", cited=gave,
+                          names=names) is not None

@@ -109,7 +109,7 @@ def lines(rows, villager):
     return [m.text for m in rows if m.villager == villager]
 
 
-def test_rows_of_a_world_in_words_say_where_by_its_places_and_hold_no_figure():
+def test_rows_of_a_world_in_words_say_where_by_its_places_hold_no_figure_and_say_you_to_their_villager():
     founded = [ev.Founded(villager=HALLA, name="Halla", x=2, y=1),
                ev.Founded(villager=ANDER, name="Ander", x=5, y=5),
                ev.Founded(villager=MOSE, name="Mose", x=7, y=2)]
@@ -129,16 +129,16 @@ def test_rows_of_a_world_in_words_say_where_by_its_places_and_hold_no_figure():
                     ev.Took(taker=ANDER, owner=MOSE, parcels=3, milligrams=1500)])]
     _, rows = fold(frames)
     assert lines(rows, HALLA) == [
-        "came to live in the mill field", "Ander came into sight", "Mose came into sight",
-        "ate barley in the mill field", "walked about the mill field",
-        "walked from the well to the east meadow", "gathered berries in the east meadow",
-        "heard Ander ask for food", "handed Ander two parcels", "Mose handed Ander a parcel",
+        "you came to live in the mill field", "you saw Ander come near", "you saw Mose come near",
+        "you ate barley in the mill field", "you walked about the mill field",
+        "you walked from the well to the east meadow", "you gathered berries in the east meadow",
+        "you heard Ander ask for food", "you handed Ander two parcels", "Mose handed Ander a parcel",
         "Ander took three parcels out of Mose's hands"]
     assert lines(rows, ANDER)[:1] + lines(rows, ANDER)[-4:] == [
-        "came to live by the well", "asked for food by the well",
-        "Halla handed Ander two parcels", "Mose handed Ander a parcel",
-        "took three parcels out of Mose's hands"]
-    assert "walked about the east meadow" in lines(rows, MOSE)
+        "you came to live by the well", "you asked for food by the well",
+        "Halla handed you two parcels", "Mose handed you a parcel",
+        "you took three parcels out of Mose's hands"]
+    assert "you walked about the east meadow" in lines(rows, MOSE)
     assert not any(re.search(r"\d|grams|cells off", m.text) for m in rows)
 
 
@@ -146,8 +146,8 @@ def test_a_cell_in_no_place_is_near_the_nearest_and_grows_what_it_grows():
     _, rows = fold([(0, [*placed(), ev.Founded(villager=HALLA, name="Halla", x=6, y=8)]),
                     (1, [ev.Ate(villager=HALLA, x=7, y=3, mouthfuls=1, milligrams=500)]),
                     (3, [])])
-    assert lines(rows, HALLA) == ["came to live near the well",
-                                  "ate berries near the east meadow"]
+    assert lines(rows, HALLA) == ["you came to live near the well",
+                                  "you ate berries near the east meadow"]
 
 
 def test_a_place_named_once_the_world_has_begun_is_refused_as_no_log_of_a_run():
@@ -187,7 +187,7 @@ def test_a_world_in_words_gives_its_thought_settings_the_clock_of_its_prompts():
 
 
 def test_a_where_question_in_a_world_in_words_is_answered_by_the_places_name():
-    rows = [row(1, 10), row(2, 20), row(3, 30, text="ate berries near the east meadow"),
+    rows = [row(1, 10), row(2, 20), row(3, 30, text="you ate berries near the east meadow"),
             row(4, 40, text="walked from the mill field to the well", event="walk")]
     q = Query(kind="did", event="meal", gives="where", most=True, places=MAP.names)
     t = truth(rows, HALLA, 100, q, {HALLA: "Halla", ANDER: "Ander"}, 2000)
@@ -203,7 +203,7 @@ def test_a_where_question_in_a_world_in_words_is_answered_by_the_places_name():
 
 
 def test_a_plan_in_a_world_in_words_forages_at_a_place_by_name_and_goes_to_its_anchor():
-    stream = [row(1, 10), row(2, 20, text="ate berries near the east meadow"), row(3, 30)]
+    stream = [row(1, 10), row(2, 20, text="you ate berries near the east meadow"), row(3, 30)]
     got = places(stream, None, MAP)
     assert got == ("the mill field", "the east meadow")
     x = Planning(villager=HALLA, name="Halla", now=1999, seed=2000, prompt=None,  # type: ignore[arg-type]
