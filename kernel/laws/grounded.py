@@ -35,7 +35,8 @@ or a pronoun that is someone is a *party*.
   speaker's own rows ("handed Ander 2 parcels", "took 3 parcels out of Ander's hands"). A
   possessive is never a subject, and any other word (not, never, was, he, friend) leaves the
   verb with none: "Ander was given bread", "Halla did not give" and "Mose said he gave" are
-  not judged.
+  not judged. A verb after "and" (helping words between) shares the subject its sentence
+  opens with, where it opens with a party: "I saw Rasmus and took his bread" says I took.
 - its object is the first party after it in its sentence, before any other verb of giving or
   taking, that stands where the verb takes one: for giving, right after the verb ("handed
   Ander", not for pass or share) or right after "to" ("gave bread to Ander"; share also
@@ -223,9 +224,21 @@ def _subject(items: Sequence[_Item], i: int, speaker: str) -> str | None:
         if it.party is not None:
             return None if it.possessive else it.party
         low = it.word.lower()
+        if low == "and":
+            return _opener(items, k)
         if low not in HELPING and not low.endswith("ly"):
             return None
     return None if v.quoted else speaker
+
+
+def _opener(items: Sequence[_Item], k: int) -> str | None:
+    """The subject a verb after "and" shares: the party its sentence opens with ("I saw Rasmus
+    and took his bread": I took), or none where the sentence opens otherwise."""
+    first = k
+    while first > 0 and items[first - 1].sentence == items[k].sentence:
+        first -= 1
+    it = items[first]
+    return it.party if it.party is not None and not it.possessive else None
 
 
 def _object(items: Sequence[_Item], i: int, verb: Verb) -> str | None:

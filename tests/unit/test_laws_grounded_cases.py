@@ -56,7 +56,7 @@ def test_a_row_worded_with_places_keeps_its_direction(row, claim):
     ("You handed Ander two parcels.", (Claim("gave", "Halla", "Ander"),)),
     ("Ander took ices from Ander.", (Claim("took", "Ander", "Ander"),)),
     ("Mose stole my bread and then shared it with Ander",
-     (Claim("took", "Mose", "Halla"),)),        # "then shared" has no subject before it
+     (Claim("took", "Mose", "Halla"), Claim("gave", "Mose", "Ander"))),   # "and then" shares Mose
     ("Mose quickly grabbed parcels off me; gave them to Ander",
      (Claim("took", "Mose", "Halla"), Claim("gave", "Halla", "Ander"))),
     ("Ander was given bread by Mose", ()),       # the passive: no subject before the verb
@@ -138,3 +138,14 @@ def test_a_row_that_speaks_to_its_villager_as_you_grounds_a_claim_in_the_first_p
                           names=names) is None
     assert judge_grounded("I gave Liesel two parcels.", speaker="Fenna", cited=gave,
                           names=names) is not None
+
+
+def test_a_verb_after_and_shares_the_party_its_sentence_opens_with():
+    from kernel.laws.grounded import judge_grounded
+    names = ["Bertil", "Rasmus", "Liesel"]
+    cited = ["Rasmus took dozens of parcels out of Liesel's hands this evening"]
+    said = "I saw Rasmus come near this evening and took dozens of parcels out of Liesel's hands."
+    got = judge_grounded(said, speaker="Bertil", cited=cited, names=names)
+    assert got is not None and got.check == "ungrounded" and "Bertil took" in got.reason
+    assert judge_grounded("Rasmus came near and took parcels out of Liesel's hands.",
+                          speaker="Bertil", cited=cited, names=names) is None
