@@ -162,3 +162,52 @@ def test_a_home_whose_configs_is_not_a_folder_is_refused_naming_it(project, how)
     assert "configs" in lines[0] and "configs/world.json" in lines[0]
     assert not (project / "x.log").exists()
     record("clean")
+
+
+@pytest.mark.parametrize("folder,says", [
+    ("none-such", "no template configs/none-such/"),
+    ("../configs", "does not match"),
+    ("schema", "no template configs/schema/"),
+])
+@pytest.mark.parametrize("command", [["run", "day-of-three", "--out", "y.log"],
+                                     ["replay", "day-of-three"]])
+def test_a_scenario_naming_templates_that_are_not_a_folder_of_templates_is_refused_in_one_line(
+        project, folder, says, command):
+    import json
+    sc = project / "fixtures" / "day-of-three" / "scenario.json"
+    v = json.loads(sc.read_text())
+    v["templates"] = folder
+    sc.write_text(json.dumps(v, indent=2))
+    r = _village(*command, cwd=project)
+    assert "Traceback" not in r.stderr, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 1 and len(lines) == 1 and says in lines[0], r.stderr
+    assert not (project / "y.log").exists()
+    record("clean")
+
+
+@pytest.mark.parametrize("places,says", [
+    ([{"name": "the mill field", "grows": "barley", "cells": [{"from": [0, 0], "to": [5, 3]}]},
+      {"name": "the well", "grows": "cress", "cells": [{"from": [4, 3], "to": [6, 5]}]}],
+     "overlaps"),
+    ([{"name": "the far field", "grows": "oats", "cells": [{"from": [0, 0], "to": [500, 3]}]}],
+     "grid"),
+    ([{"name": "the mill field", "grows": "barley", "cells": [{"from": [0, 0], "to": [1, 1]}]},
+      {"name": "The Mill Field", "grows": "oats", "cells": [{"from": [3, 3], "to": [4, 4]}]}],
+     "a name of its own"),
+])
+@pytest.mark.parametrize("command", [["world", "run", "--ticks", "5", "--out", "x.log"],
+                                     ["run", "village-day", "--out", "x.log"]])
+def test_a_world_whose_places_break_a_rule_is_refused_in_one_line_on_every_path(
+        project, places, says, command):
+    import json
+    for w in (project / "configs" / "world.json", project / "fixtures" / "village-day" / "world.json"):
+        v = json.loads(w.read_text())
+        v["places"] = places
+        w.write_text(json.dumps(v, indent=2))
+    r = _village(*command, cwd=project)
+    assert "Traceback" not in r.stderr, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 1 and len(lines) == 1 and says in lines[0], r.stderr
+    assert not (project / "x.log").exists()
+    record("clean")
