@@ -219,14 +219,16 @@ class VillageGroup(click.Group):
         process's), a signal that comes once the command is done, while the process shuts down,
         is kept too (`_late`), and the process exits with its number: a signal is never lost."""
         program = not args and "args" not in kwargs
-        before = _handle(_interrupt)
         _RAISED.clear()
         _PENDING.clear()
         _LOGS.clear()
         if "kernel.files" in sys.modules:
             sys.modules["kernel.files"].WRITTEN.clear()
-        ended = None
+        ended = before = None
         try:
+            # inside the try: a signal that lands between SIGINT's handler and SIGTERM's is
+            # this handler's Interrupted, said in one line like any other
+            before = _handle(_interrupt)
             return super().main(*args, **kwargs)
         except SystemExit as e:
             ended = e.code
