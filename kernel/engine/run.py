@@ -320,7 +320,8 @@ class Engine:
         if sc.world.digest != self.scenario.world.digest:
             self.world = replace(self.world, config=sc.world)
         self.scenario = sc
-        self.settings = settings
+        # a fork's thought file, read apart from its world, tells rows' times as the run's did
+        self.settings = settings.worded(sc.world.in_words) if settings is not None else None
         self.night = night_of(sc)     # a fork's thought file may change or drop the night
         self._minds_of(sc, settings)
         self.oracle = oracle

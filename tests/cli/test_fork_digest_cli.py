@@ -56,7 +56,7 @@ def _depth(n: int):
 
 
 def test_a_fork_under_another_thought_file_claims_what_a_run_of_that_file_from_tick_0_claims(home):
-    thought = _json(home, "cap1.json", home / "fixtures" / "day-of-three" / "thought.json", _depth(1))
+    thought = _json(home, "cap1.json", home / "configs" / "thought.json", _depth(1))
     ok(village(home, "fork", "d3.log", "--at", "1000", "--thought", str(thought),
                "--out", "f-cap1.log"))
     # the same scenario naming that thought file, run from tick 0
@@ -80,7 +80,7 @@ def test_a_fork_under_another_world_claims_what_a_world_run_of_that_file_claims(
 
 
 def test_a_fork_whose_files_change_nothing_claims_its_parents_config(home):
-    thought = _json(home, "same-thought.json", home / "fixtures" / "day-of-three" / "thought.json", indent=4)
+    thought = _json(home, "same-thought.json", home / "configs" / "thought.json", indent=4)
     world = _json(home, "same-world.json", home / "fixtures" / "day-of-three" / "world.json",
                   indent=3)
     ok(village(home, "fork", "d3.log", "--at", "1000", "--thought", str(thought),
@@ -91,9 +91,9 @@ def test_a_fork_whose_files_change_nothing_claims_its_parents_config(home):
 
 
 def test_two_forks_under_thought_files_that_differ_only_in_their_night_claim_two_configs(home):
-    a = _json(home, "night-a.json", home / "fixtures" / "day-of-three" / "thought.json",
+    a = _json(home, "night-a.json", home / "configs" / "thought.json",
               lambda v: v["night"].update(groups=2))
-    b = _json(home, "night-b.json", home / "fixtures" / "day-of-three" / "thought.json",
+    b = _json(home, "night-b.json", home / "configs" / "thought.json",
               lambda v: v["night"].update(groups=3))
     for name, t in (("f-na.log", a), ("f-nb.log", b)):   # both end before the day's night
         ok(village(home, "fork", "d3.log", "--at", "1000", "--ticks", "1500", "--thought", str(t),

@@ -65,8 +65,8 @@ def test_settings_prints_every_number_and_both_templates_with_size_and_sha256():
     assert res.exit_code == 0, res.output
     for want in ("every 2000 ticks", "2, asked about the newest 24", "the depth cap  2",
                  "half-life 250, weights 1.00 1.00 3.00, k 8", "at most 128 tokens",
-                 "configs/smollm2/reflect-questions.tmpl,",
-                 "configs/smollm2/reflect-statement.tmpl,",
+                 "configs/reflect-questions.tmpl,",
+                 "configs/reflect-statement.tmpl,",
                  "thought  reflection     4", "plus 2 for the first thought"):
         assert want in res.output, want
 
@@ -112,30 +112,30 @@ def test_chain_under_a_cap_the_recording_never_reached_replays_it_whole():
 
 def test_chain_under_a_cap_below_the_models_deepest_thought_refuses_it_for_depth():
     # five-days-of-halla, recorded with the cap off, holds Halla's thought at depth 2 at tick
-    # 5999: cap 1 refuses it, and the round's next call (its statements' embedding) is then
+    # 3999: cap 1 refuses it, and the round's next call (its statements' embedding) is then
     # not the recording's
     res = invoke("reflect", "chain", "--cap", "1")
     assert res.exit_code == 0, res.output
     assert "replayed here under cap 1" in res.output
-    assert "the replay stopped at tick 5999, where the cap cut the chain" in res.output
-    assert "Halla's statement 1" in res.output and "(citing 132, 14)" in res.output
+    assert "the replay stopped at tick 3999, where the cap cut the chain" in res.output
+    assert "Halla's statement 1" in res.output and "(citing 132, 108)" in res.output
     assert "a thought of depth 2, over the cap of 1" in res.output
     assert "accepted, at depth 2" not in res.output
-    assert ("2 steps replayed whole before the stop, 4 thoughts written, 0 refused for depth "
+    assert ("1 step replayed whole before the stop, 1 thoughts written, 0 refused for depth "
             "in them; the cut (1 statement refused for depth) is in the round the replay "
             "stopped in, not among them") in res.output
 
 
 def test_a_replay_stopped_by_the_cap_says_it_stopped_at_the_cut_naming_the_thought_and_counts_depth_refusals_only_in_rounds_replayed():
-    # week-of-three, recorded with the cap at 2, holds Ander's thoughts at depth 2 at tick 3999:
-    # cap 1 refuses them there, and that round is the one the replay stops in
+    # week-of-three, recorded with the cap at 2, holds Mose's thought at depth 2 at tick 11999:
+    # cap 1 refuses it there, and that round is the one the replay stops in
     res = invoke("reflect", "chain", "week-of-three", "--cap", "1")
     assert res.exit_code == 0, res.output
-    assert "the replay stopped at tick 3999, where the cap cut the chain" in res.output
+    assert "the replay stopped at tick 11999, where the cap cut the chain" in res.output
     assert "the recording, made with the cap at 2, let stand what cap 1 refuses" in res.output
-    assert "Ander's statement 2" in res.output and "(citing 134, 201)" in res.output
+    assert "Mose's statement 2" in res.output and "(citing 275, 636)" in res.output
     assert "a thought of depth 2, over the cap of 1" in res.output
-    assert ("1 step replayed whole before the stop, 6 thoughts written, 0 refused for depth "
+    assert ("5 steps replayed whole before the stop, 11 thoughts written, 0 refused for depth "
             "in them; the cut (1 statement refused for depth) is in the round the replay "
             "stopped in, not among them") in res.output
 
@@ -143,7 +143,7 @@ def test_a_replay_stopped_by_the_cap_says_it_stopped_at_the_cut_naming_the_thoug
 def test_a_replay_the_cap_never_cuts_counts_its_rounds_as_before():
     res = invoke("reflect", "chain", "--cap", "0")
     assert res.exit_code == 0, res.output
-    assert "5 steps replayed, 8 thoughts written, 0 refused for depth" in res.output
+    assert "5 steps replayed, 7 thoughts written, 0 refused for depth" in res.output
     assert "cut the chain" not in res.output and "stopped" not in res.output
 
 
@@ -239,8 +239,8 @@ def test_settings_show_the_sentence_embedders_own_pin_felt_retrieval_and_the_nig
     configs = Path(__file__).resolve().parents[2] / "configs"
     onnx = json.loads((configs / "embedder.json").read_text())["minilm"]["files"]["model"]["sha256"]
     gguf = json.loads((configs / "models.json").read_text())["llamacpp"]["sha256"]
-    # reflect settings reads day-of-three, which keeps the thought file it was recorded under
-    night = json.loads((configs.parent / "fixtures" / "day-of-three" / "thought.json").read_text())["night"]
+    # reflect settings reads day-of-three, which runs under the home's thought file
+    night = json.loads((configs / "thought.json").read_text())["night"]
     res = invoke("reflect", "settings")
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()
@@ -251,7 +251,7 @@ def test_settings_show_the_sentence_embedders_own_pin_felt_retrieval_and_the_nig
     assert "its importance term is a row's felt strength now, off the importance table's valences" in lines[6]
     for want in ("the night      at every day's last tick", f"showing the newest {night['shown']} of them",
                  f"at most {night['groups']} groups, each absorbing at most {night['members']} rows",
-                 f"at most {night['limit']} tokens", "configs/smollm2/night-plan.tmpl,"):
+                 f"at most {night['limit']} tokens", "configs/night-plan.tmpl,"):
         assert want in res.output, want
 
 
@@ -266,7 +266,7 @@ def test_settings_without_felt_retrieval_or_a_night_say_so(tmp_path):
     home = tmp_path / "home"
     shutil.copytree(repo / "configs", home / "configs")
     shutil.copytree(repo / "fixtures" / "day-of-three", home / "fixtures" / "day-of-three")
-    own = home / "fixtures" / "day-of-three" / "thought.json"   # the thought file day-of-three reads
+    own = home / "configs" / "thought.json"   # the thought file day-of-three reads
     t = json.loads(own.read_text())
     del t["night"]
     t["retrieval"]["importance"] = "weight"

@@ -59,7 +59,7 @@ def home_copy(tmp_path, monkeypatch):
 
 
 def test_one_changed_byte_of_a_template_stops_the_replay_at_the_first_call_naming_both_digests(home_copy):
-    t = home_copy / "configs" / "smollm2" / "reflect-questions.tmpl"   # what day-of-three renders
+    t = home_copy / "configs" / "reflect-questions.tmpl"   # what day-of-three renders
     b = bytearray(t.read_bytes())
     i = b.rindex(b"day")
     b[i] = ord("D")  # one byte of the words, not of the template's syntax
@@ -81,9 +81,9 @@ def test_one_changed_byte_of_a_template_stops_the_replay_at_the_first_call_namin
 
 
 def test_the_replay_command_names_the_first_difference_and_exits_non_zero(home_copy):
-    t = home_copy / "configs" / "smollm2" / "reflect-statement.tmpl"
+    t = home_copy / "configs" / "reflect-statement.tmpl"
     before = t.read_bytes()
-    t.write_bytes(before.replace(b"Your question", b"your question", 1))
+    t.write_bytes(before.replace(b"You ask yourself", b"you ask yourself", 1))
     assert t.read_bytes() != before, "the edit changes the template"
     res = CliRunner().invoke(main, ["replay", "day-of-three"])
     assert res.exit_code == 1

@@ -81,7 +81,7 @@ def test_a_thought_file_that_says_nothing_of_its_requests_is_patterned_and_the_s
     from kernel import config
     shipped = msettings.load("thought")
     assert shipped.bounded and shipped.grounded
-    old = msettings.of(thought=config.load("fixtures/day-of-three/thought.json", schema="thought"),
+    old = msettings.of(thought=config.load("bench/worlds/day-of-six/thought.json", schema="thought"),
                        models=config.load("models", schema="models"),
                        importance=config.load("importance", schema="importance"),
                        embedder=config.load("embedder", schema="embedder"))

@@ -103,7 +103,7 @@ def test_the_header_digest_formulas_are_pinned():
     # A world run's header holds the world config's digest; a run with reflection holds the
     # digest of the world's digest and each settings digest by name: the thought and
     # importance files whole, the models and embedder files without where and how fast a
-    # model runs, and the seven templates' bytes (of the folder the scenario names). Both formulas are in committed heads.
+    # model runs, and the seven templates' bytes (of configs/, or of the folder the scenario names). Both formulas are in committed heads.
     from kernel.mind import settings as msettings
     from kernel.seam import QUESTIONS, STATEMENT, template_file
     from kernel.seam.interests import BASINS_KEYWORDS, BASINS_UPDATE, BASINS_VIEW, PLAN
@@ -123,20 +123,20 @@ def test_the_header_digest_formulas_are_pinned():
     embedder = config.thaw(config.load("embedder").value)
     del embedder["minilm"]["threads"]
     assert parts == {
-        "basins-keywords": template_file(BASINS_KEYWORDS, "smollm2").sha256,
-        "basins-update": template_file(BASINS_UPDATE, "smollm2").sha256,
-        "basins-view": template_file(BASINS_VIEW, "smollm2").sha256,
+        "basins-keywords": template_file(BASINS_KEYWORDS).sha256,
+        "basins-update": template_file(BASINS_UPDATE).sha256,
+        "basins-view": template_file(BASINS_VIEW).sha256,
         "embedder": config.digest(embedder),
         "importance": config.load("importance").digest,
         "models": config.digest(models),
-        "night": template_file(NIGHT, "smollm2").sha256,
-        "plan": template_file(PLAN, "smollm2").sha256,
-        "questions": template_file(QUESTIONS, "smollm2").sha256,
-        "statement": template_file(STATEMENT, "smollm2").sha256,
-        "thought": config.load(sc.folder / "thought.json", schema="thought").digest,
+        "night": template_file(NIGHT).sha256,
+        "plan": template_file(PLAN).sha256,
+        "questions": template_file(QUESTIONS).sha256,
+        "statement": template_file(STATEMENT).sha256,
+        "thought": config.load("thought").digest,
     }
     assert sc.header_digest == sc.digest == config.digest({"world": sc.world.digest, **parts})
-    assert sc.digest == "38e3dfaf9c7c4dee194c126bc21429919cc7b7ed21bf8944ea2776f6984555be"
+    assert sc.digest == "cdffcf5841f16aee613be1ef92d7d86aea2412120773b17bcf5d54e34bbf4438"
     # where and how fast a model runs is not in it; which model answers is
     other = config.thaw(config.load(dict(sc.files)["models"], schema="models").value)
     other.update(timeout_s=5, keep_alive="1h")

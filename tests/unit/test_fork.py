@@ -215,9 +215,7 @@ def test_a_forked_scenario_replays_from_its_parents_recording_and_its_own(tmp_pa
     (folder / "world.json").write_text((ROOT / "fixtures/day-of-three/world.json").read_text())
     v = {"name": "day-of-three-fork", "description": "a test fork", "ticks": 2000,
          "head_sha256": "0" * 64, "parent": "day-of-three", "fork_at": 1000,
-         "exemplars": str(parent.exemplars), "models": parent.names("models"),
-         # the thought file and the templates the parent was recorded under
-         "thought": str(parent.folder / "thought.json"), "templates": parent.template_folder}
+         "exemplars": str(parent.exemplars)}      # under the configs the parent names: the home's
     (folder / "scenario.json").write_text(json.dumps(v))
     sc = engine.load_scenario(folder)
     from kernel.oracle import make

@@ -65,8 +65,8 @@ def test_home_names_a_folder_or_is_refused(tmp_path, clean):
 def test_the_projects_own_template_wins_over_the_checkouts(tmp_path, monkeypatch, clean):
     for d in ("configs", "fixtures", "exemplars"):
         shutil.copytree(CHECKOUT / d, tmp_path / d)
-    t = tmp_path / "configs" / "smollm2" / "reflect-questions.tmpl"
-    t.write_bytes(t.read_bytes().replace(b"day", b"Day", 1))
+    t = tmp_path / "configs" / "reflect-questions.tmpl"      # the one day-of-three renders
+    t.write_bytes(t.read_bytes().replace(b"village", b"Village", 1))
     monkeypatch.chdir(tmp_path)
     res = CliRunner().invoke(main, ["replay", "day-of-three"])
     assert res.exit_code == 1 and "DIFFERS" in res.output
@@ -74,13 +74,15 @@ def test_the_projects_own_template_wins_over_the_checkouts(tmp_path, monkeypatch
 
 def test_a_scenario_renders_the_templates_of_the_folder_it_names_and_configs_own_are_free(
         tmp_path, monkeypatch, clean):
-    for d in ("configs", "fixtures", "exemplars"):
+    for d in ("configs", "bench"):
         shutil.copytree(CHECKOUT / d, tmp_path / d)
     t = tmp_path / "configs" / "reflect-questions.tmpl"
-    t.write_bytes(t.read_bytes().replace(b"day", b"Day", 1))
+    t.write_bytes(t.read_bytes().replace(b"village", b"Village", 1))
     monkeypatch.chdir(tmp_path)
-    res = CliRunner().invoke(main, ["replay", "day-of-three"])
-    assert res.exit_code == 0 and "every one to its committed head hash" in res.output, res.output
+    # the held-out bench day names configs/smollm2/, the templates SmolLM2 was recorded with
+    res = CliRunner().invoke(main, ["replay", "bench/worlds/day-of-six"])
+    assert "26 calls read off the recording (26 in it), 26 requests rendered here that were the " \
+           "recorded bytes" in res.output, res.output
 
 
 @pytest.mark.parametrize("folder", ["none-such", "../configs", "Smollm2"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import zipfile
 from pathlib import Path
 
@@ -100,4 +101,8 @@ def test_every_recorded_scenario_keeps_the_models_file_it_was_recorded_with():
         s = msc.load(name)
         if s.settings is None:
             continue
-        assert s.models is not None and s.models["generate"] == "smollm2:135m-instruct", name
+        assert s.models is not None, name
+        # the generation model its models file names is the one its recording says answered
+        label = json.loads((s.folder / "scenario.json").read_text())["recorded_with"]
+        assert s.models["generate"] in label["models"], name
+        assert s.models["generate"] == "qwen2.5-coder:1.5b-instruct", name
