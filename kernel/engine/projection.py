@@ -29,7 +29,7 @@ from kernel import events as ev
 from kernel.errors import VillageError
 from kernel.laws.importance import Importance
 from kernel.laws.memory import Memory
-from kernel.laws.perception import Perception, perceive, start
+from kernel.laws.perception import Perceiving, Perception, perceive, start
 from kernel.log import read_ticks
 
 
@@ -122,7 +122,18 @@ class MemoryProjection:
         self._placed = 0                                     # rows whose positions are known
 
     def apply(self, tick: int, events: Sequence[ev.Event]) -> tuple[Memory, ...]:
-        self.state, got = perceive(self.state, tick, events)
+        p = self.perceiving(tick)
+        p.add(tuple(events))
+        return self.take(tick, p)
+
+    def perceiving(self, tick: int) -> Perceiving:
+        """The frame of `tick` to perceive in parts, from the state as it is (kernel.engine.view
+        perceives a tick's events once, as its phases add them)."""
+        return Perceiving(self.state, tick)
+
+    def take(self, tick: int, p: Perceiving) -> tuple[Memory, ...]:
+        """Fold the frame `p` perceived (every event of tick `tick`, each once) as `apply` folds it."""
+        self.state, got = p.after(), p.rows
         if got:
             self.rows.extend(got)
         self.last_tick = tick

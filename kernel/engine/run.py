@@ -35,8 +35,8 @@ from kernel import laws
 from kernel.engine.felt import FeltProjection, felt_of
 from kernel.engine.projection import MemoryProjection, Projection, VectorsProjection
 from kernel.engine.scenario import Scenario
+from kernel.engine.view import TickView
 from kernel.errors import VillageError
-from kernel.laws.bonds import words as bond_words
 from kernel.laws.memory import Memory
 from kernel.log import LogWriter
 from kernel.mind.basins import BasinBook, BasinsNight, basins_round, seeded, view
@@ -52,9 +52,11 @@ from kernel.world.step import World, initial, step
 
 @dataclass
 class TickState:
-    """What the phases of one tick hand on to each other, besides its events."""
+    """What the phases of one tick hand on to each other, besides its events: the tick's view
+    (its events perceived once, kernel.engine.view) and what each phase made."""
 
     tick: int
+    view: TickView
     seen: tuple[Memory, ...] = ()       # the rows the world's events give, before the mind's
     round: Round | None = None
     night: Night | None = None
@@ -91,22 +93,32 @@ def talk_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequenc
                and e.viewer in talkers and e.seen in talkers]
     if not viewers:
         return ()
-    state, rows = en.memory.looking(ts.tick, so_far)
+    view = ts.view
+    rows, state = view.rows(so_far), view.sight(so_far)
     ids = sorted({v for e in viewers for v in (e.viewer, e.seen)})
-    streams = {v: en.memory.of(v) + tuple(m for m in rows if m.villager == v) for v in ids}
+    streams = view.streams(so_far, ids)
     book = en.felt.scratch(ids, ts.tick, rows, so_far) if en.felt is not None else None
     m = Meeting(now=ts.tick, day=en.scenario.world.calendar.day_of(ts.tick), names=en.names,
                 talkers=talkers, sees=state.sees, founded=en.founded, streams=streams, felt=book,
-                vectors=en.vectors.by_id, bond=lambda a, b: en.bond_words(a, b, ts.tick))
+                vectors=en.vectors.by_id, bond=_bond(en, ts.tick))
     ts.talk = talk_round(so_far, m, en.talks, en.oracle, st,
-                         lambda extra: en.memory.preview(ts.tick, (*so_far, *extra)))
+                         lambda extra: view.rows((*so_far, *extra)))
     return () if ts.talk is None else ts.talk.events
+
+
+def _bond(en: Engine, tick: int) -> Callable[[int, int], str]:
+    """How a talk prompt says a villager's bond to another at `tick` (the bond book's words);
+    "" where the importance table has no valences to value a bond by."""
+    bonds, names = en.bonds, en.names
+    if bonds is None:
+        return lambda a, b: ""
+    return lambda a, b: bonds.said(a, b, tick, names[b])
 
 
 def perceive_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
     """What the villagers perceive of the world's events, seen before anyone reflects on them."""
     if en.due(ts.tick):
-        ts.seen = en.memory.preview(ts.tick, so_far)
+        ts.seen = ts.view.rows(so_far)
     return ()
 
 
@@ -115,9 +127,7 @@ def reflect_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequ
     due = en.due(ts.tick)
     if not due:
         return ()
-    streams = {v: tuple(rows) for v, rows in en.memory.streams.items()}
-    for m in ts.seen:
-        streams[m.villager] = streams.get(m.villager, ()) + (m,)
+    streams = ts.view.every_stream(ts.seen)
     # the due villagers' felt state as the round begins: this tick's rows born, nothing re-felt
     felt = (en.felt.scratch([d.villager for d in due], ts.tick, ts.seen)
             if en.felt is not None else None)
@@ -138,10 +148,10 @@ def night_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequen
     if not who:
         return ()
     # what this tick gave so far (its world rows and its thoughts), as the log will hold it
-    rows = en.memory.preview(ts.tick, so_far)
+    rows = ts.view.rows(so_far)
     ids = [d.villager for d in who]
     book = en.felt.scratch(ids, ts.tick, rows, so_far)
-    streams = {v: en.memory.of(v) + tuple(m for m in rows if m.villager == v) for v in ids}
+    streams = ts.view.streams(so_far, ids)
     ts.night = night_round(ts.tick, who, streams, book, en.oracle, en.settings, en.night)
     return ts.night.events
 
@@ -157,9 +167,7 @@ def basins_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Seque
     if not who:
         return events
     states = en.basins.after(events)
-    rows = en.memory.preview(ts.tick, so_far)
-    streams = {d.villager: en.memory.of(d.villager)
-               + tuple(m for m in rows if m.villager == d.villager) for d in who}
+    streams = ts.view.streams(so_far, [d.villager for d in who])
     names = {p.id: p.name for p in en.scenario.world.people}
     ts.basins = basins_round(ts.tick, who, streams, states, en.oracle, en.settings,
                              en.scenario.world.ticks_per_day, names)
@@ -172,9 +180,8 @@ def plan_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequenc
     who = en.nightly(ts.tick) if en.settings is not None and en.settings.plan else []
     if not who:
         return ()
-    rows = en.memory.preview(ts.tick, so_far)
-    streams = {d.villager: en.memory.of(d.villager)
-               + tuple(m for m in rows if m.villager == d.villager) for d in who}
+    rows = ts.view.rows(so_far)
+    streams = ts.view.streams(so_far, [d.villager for d in who])
     states = en.basins.after(so_far) if en.basins is not None else {}
     book = en.felt.scratch([d.villager for d in who], ts.tick, rows, so_far) if en.felt else None
     names = {p.id: p.name for p in en.scenario.world.people}
@@ -267,14 +274,6 @@ class Engine:
             self.projections.remove(self.talks)
             self.talks = None
 
-    def bond_words(self, villager: int, other: int, tick: int) -> str:
-        """The bond of `villager` to `other` at `tick` as a talk prompt says it (kernel.laws.bonds
-        `words`), a sentence; "" where the importance table has no valences to value it by."""
-        if self.bonds is None:
-            return ""
-        said = bond_words(self.bonds.now(villager, other, tick), self.names[other])
-        return said[:1].upper() + said[1:] + "."
-
     def intentions(self, tick: int):
         """The intentions the world carries out at `tick`: its day's, where the settings have
         a plan block that carries plans out; else None (the world as it always was)."""
@@ -328,7 +327,7 @@ class Engine:
 
     def tick(self, tick: int) -> tuple[tuple[ev.Event, ...], TickState]:
         """Run one tick's phases; the events to append, and what the phases handed on."""
-        ts = TickState(tick)
+        ts = TickState(tick, TickView(tick, self.memory))
         events: list[ev.Event] = []
         for _, phase in self.phases:
             events.extend(phase(self, ts, tuple(events)))
@@ -340,8 +339,11 @@ class Engine:
             self.vectors.add(ts.talk.vectors)
         if ts.round is not None:
             self.vectors.add(ts.round.vectors)
+        memory = self.memory
+        memory.take(tick, ts.view.end(events))      # the tick's frame, perceived once
         for p in self.projections:
-            p.apply(tick, events)
+            if p is not memory:
+                p.apply(tick, events)
 
 
 @dataclass

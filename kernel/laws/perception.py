@@ -610,19 +610,67 @@ _HANDLERS: dict[type, object] = {
 def perceive(state: Perception, tick: int, events: Iterable[ev.Event]
              ) -> tuple[Perception, tuple[Memory, ...]]:
     """Fold one tick frame into perception: the state after it, and the rows it gave, in id order."""
-    tick = check_tick("tick", tick)
-    if state.last_tick is not None and tick <= state.last_tick:
-        raise PerceptionError(f"frames come in tick order, but tick {tick} follows tick "
-                              f"{state.last_tick}")
-    events = tuple(events)
-    f = _Frame(state, tick)
-    f.close_stopped(events)
-    handlers = _HANDLERS
-    for e in events:
-        how = handlers.get(type(e), _see)
-        if how is not None:
-            how(f, e)
-    return f.state_after(), tuple(f.rows)
+    p = Perceiving(state, tick)
+    p.add(tuple(events))
+    return p.after(), p.rows
+
+
+class Perceiving:
+    """One frame perceived as its events come, each event once: what `perceive` folds in one
+    call, taken in parts (a tick's phases each add their events to the frame so far).
+
+    The first part closes the runs that stopped, as `perceive` does before a frame's events,
+    so it must hold every meal and walk of the frame: a later part holding one is refused, for
+    the rows of the frame would then depend on how it was cut. `rows` is the frame's rows so
+    far, `state()` the perception they leave (who has whom in sight), and `after()` the state
+    after the whole frame; the state this began from stays what it was.
+    """
+
+    __slots__ = ("_f", "_opened")
+
+    def __init__(self, state: Perception, tick: int):
+        tick = check_tick("tick", tick)
+        if state.last_tick is not None and tick <= state.last_tick:
+            raise PerceptionError(f"frames come in tick order, but tick {tick} follows tick "
+                                  f"{state.last_tick}")
+        self._f = _Frame(state, tick)
+        self._opened = False
+
+    def add(self, events: tuple[ev.Event, ...]) -> None:
+        """Perceive the frame's next events."""
+        f = self._f
+        if not self._opened:
+            self._opened = True
+            f.close_stopped(events)
+        elif any(type(e) in _RUNS for e in events):
+            raise PerceptionError(f"a frame's meals and walks come in its first part, but a "
+                                  f"later part of tick {f.tick} holds one")
+        handlers = _HANDLERS
+        for e in events:
+            how = handlers.get(type(e), _see)
+            if how is not None:
+                how(f, e)
+
+    @property
+    def rows(self) -> tuple[Memory, ...]:
+        return tuple(self._f.rows)
+
+    def state(self) -> Perception:
+        """The perception the frame's events so far leave: a state of its own, which the
+        frame's later events do not change."""
+        f = self._f
+        got = f.state_after()
+        f.meals, f.journeys = dict(f.meals), dict(f.journeys)
+        f.names_copied = f.sight_copied = f.meal_cells_copied = f.firsts_copied = False
+        return got
+
+    def after(self) -> Perception:
+        """The perception after the frame, once its last events are in."""
+        return self._f.state_after()
+
+
+_RUNS = (ev.Ate, ev.Walked)
+"""The events whose runs a frame closes before anything else of it (`_Frame.close_stopped`)."""
 
 
 _see = _Frame.see

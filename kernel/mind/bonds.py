@@ -165,6 +165,12 @@ class BondBook:
         d, _, end, _ = p.days[-1]
         return lb.faded(end, self.calendar.day_of(tick) - d, self.laws)
 
+    def said(self, a: int, b: int, tick: int, name: str) -> str:
+        """a's bond to b (named `name`) at `tick` as a talk prompt says it: a sentence of the
+        bond's words (kernel.laws.bonds `words`)."""
+        words = lb.words(self.now(a, b, tick), name)
+        return words[:1].upper() + words[1:] + "."
+
     def of(self, a: int, day: int) -> dict[int, int]:
         """a's bond to each villager something has passed to before `day`, at its start, by id;
         a bond faded to 0 is left out."""
