@@ -263,10 +263,14 @@ class _Frame:
         w = self.table.weights(key, milligrams)
         w = (self.table.rules.weigh(kind, event, first=first, milligrams=milligrams) if w is None
              else w[1] if first else w[0])
-        if self.places is not None and kind in OWN:
-            text = f"you {text}"
+        text = self.told(kind, text)
         self.rows.append(_row(self.next_id, villager, self.tick, kind, event, text, w, about))
         self.next_id += 1
+
+    def told(self, kind: str, text: str) -> str:
+        """A row's text as its villager is told it: in a world in words, its own deeds and what
+        it heard in the second person (`OWN`); elsewhere as it is."""
+        return f"you {text}" if self.places is not None and kind in OWN else text
 
     def rows_of_witnesses(self, who: list[int], kind: str, event: str, text: str,
                           about: tuple[int, ...], milligrams: int = 0) -> None:
@@ -295,8 +299,7 @@ class _Frame:
                     self.firsts_copied = True
                 firsts[w] = had | {key}
                 weights.append(first)
-        if self.places is not None and kind in OWN:
-            text = f"you {text}"
+        text = self.told(kind, text)
         self.rows.extend(_alike(self.next_id, who, weights, self.tick, kind, event, text, about))
         self.next_id += len(who)
 
@@ -318,14 +321,21 @@ class _Frame:
     # -- runs ---------------------------------------------------------------
 
     def remember_meal(self, r: Run) -> None:
+        self.harvest(r.villager, "meal", "ate", _count(r.count, "mouthful", "mouthfuls"),
+                     r.x, r.y, r.milligrams)
+
+    def harvest(self, villager: int, event: str, verb: str, count: str, x: int, y: int,
+                milligrams: int) -> None:
+        """A villager's row of food it took from a cell (a meal, a gathering): in a world in
+        words what grows there and where ("ate beans in the bean rows"), elsewhere the count,
+        the cell and the grams ("ate 3 mouthfuls on 4,5, 1.5 grams")."""
         pl = self.places
         if pl is None:
-            text = (f"ate {_count(r.count, 'mouthful', 'mouthfuls')} on {r.x},{r.y}, "
-                    f"{grams(r.milligrams)}")
+            text = f"{verb} {count} on {x},{y}, {grams(milligrams)}"
         else:
-            w = pl.where(r.x, r.y)
-            text = f"ate {w.place.grows} {w.at}"
-        self.row(r.villager, "did", "meal", text, (), r.milligrams)
+            w = pl.where(x, y)
+            text = f"{verb} {w.place.grows} {w.at}"
+        self.row(villager, "did", event, text, (), milligrams)
 
     def remember_journey(self, r: Run) -> None:
         pl = self.places
@@ -465,14 +475,8 @@ class _Frame:
         self.rows_of_witnesses(self.witnesses(a, b), "saw", "take", told, about, mg)
 
     def gathered(self, e: ev.Gathered) -> None:
-        pl = self.places
-        if pl is None:
-            text = (f"gathered {_count(e.parcels, 'parcel', 'parcels')} on {e.x},{e.y}, "
-                    f"{grams(e.milligrams)}")
-        else:
-            w = pl.where(e.x, e.y)
-            text = f"gathered {w.place.grows} {w.at}"
-        self.row(e.villager, "did", "gather", text, (), e.milligrams)
+        self.harvest(e.villager, "gather", "gathered", _count(e.parcels, "parcel", "parcels"),
+                     e.x, e.y, e.milligrams)
 
     def begged(self, e: ev.Begged) -> None:
         v = e.villager

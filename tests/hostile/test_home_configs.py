@@ -173,17 +173,8 @@ def test_a_home_whose_configs_is_not_a_folder_is_refused_naming_it(project, how)
                                      ["replay", "day-of-three"]])
 def test_a_scenario_naming_templates_that_are_not_a_folder_of_templates_is_refused_in_one_line(
         project, folder, says, command):
-    import json
-    sc = project / "fixtures" / "day-of-three" / "scenario.json"
-    v = json.loads(sc.read_text())
-    v["templates"] = folder
-    sc.write_text(json.dumps(v, indent=2))
-    r = _village(*command, cwd=project)
-    assert "Traceback" not in r.stderr, r.stderr
-    lines = r.stderr.strip().splitlines()
-    assert r.returncode == 1 and len(lines) == 1 and says in lines[0], r.stderr
-    assert not (project / "y.log").exists()
-    record("clean")
+    _set(project / "fixtures" / "day-of-three" / "scenario.json", "templates", folder)
+    _refused_in_one_line(project, command, says, "y.log")
 
 
 @pytest.mark.parametrize("places,says", [
@@ -200,14 +191,24 @@ def test_a_scenario_naming_templates_that_are_not_a_folder_of_templates_is_refus
                                      ["run", "village-day", "--out", "x.log"]])
 def test_a_world_whose_places_break_a_rule_is_refused_in_one_line_on_every_path(
         project, places, says, command):
-    import json
     for w in (project / "configs" / "world.json", project / "fixtures" / "village-day" / "world.json"):
-        v = json.loads(w.read_text())
-        v["places"] = places
-        w.write_text(json.dumps(v, indent=2))
+        _set(w, "places", places)
+    _refused_in_one_line(project, command, says, "x.log")
+
+
+def _set(path, key, value) -> None:
+    """Set one key of a JSON config file."""
+    import json
+    v = json.loads(path.read_text())
+    v[key] = value
+    path.write_text(json.dumps(v, indent=2))
+
+
+def _refused_in_one_line(project, command, says, out) -> None:
+    """The village process refuses `command` in one line saying `says`, and writes no `out`."""
     r = _village(*command, cwd=project)
     assert "Traceback" not in r.stderr, r.stderr
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 1 and len(lines) == 1 and says in lines[0], r.stderr
-    assert not (project / "x.log").exists()
+    assert not (project / out).exists()
     record("clean")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from folded_rows import fold, lines
 
 from kernel import config as configs
 from kernel import engine, world
@@ -43,19 +44,6 @@ def founded() -> list[ev.Event]:
 def all_see() -> list[ev.Event]:
     return [ev.CameIntoSight(viewer=a, seen=b, millicells=800)
             for a in (1, 2, 3) for b in (1, 2, 3) if a != b]
-
-
-def fold(frames):
-    state = start(RULES)
-    rows = []
-    for t, events in frames:
-        state, got = perceive(state, t, events)
-        rows.extend(got)
-    return state, rows
-
-
-def lines(rows, villager):
-    return [m.text for m in rows if m.villager == villager]
 
 
 def test_grams_and_cells_have_one_decimal_from_integers():

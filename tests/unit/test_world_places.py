@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from folded_rows import fold, lines
 
 from kernel import config as configs
 from kernel import engine, store, world
@@ -16,7 +17,7 @@ from kernel.errors import ConfigError
 from kernel.laws import Memory
 from kernel.laws.hours import Hours
 from kernel.laws.interview import Query, correct, named, truth
-from kernel.laws.perception import PerceptionError, perceive, start
+from kernel.laws.perception import PerceptionError, perceive
 from kernel.laws.places import Place, Places
 from kernel.laws.window import collapse
 from kernel.mind.intend import Planning, judge, places
@@ -101,18 +102,6 @@ def test_a_world_names_its_places_at_tick_0_before_anyone_is_founded_and_nowhere
 def placed(ps: Places = MAP) -> list[ev.Event]:
     return [ev.Placed(index=i, name=p.name, grows=p.grows, preposition=p.preposition,
                       cells=p.flat) for i, p in enumerate(ps)]
-
-
-def fold(frames):
-    state, rows = start(RULES), []
-    for t, events in frames:
-        state, got = perceive(state, t, events)
-        rows.extend(got)
-    return state, rows
-
-
-def lines(rows, villager):
-    return [m.text for m in rows if m.villager == villager]
 
 
 def test_rows_of_a_world_in_words_say_where_by_its_places_hold_no_figure_and_say_you_to_their_villager():
