@@ -26,6 +26,11 @@ def _tick(name: str, value: object) -> int:
     return value
 
 
+DAY = 2000
+"""A day's ticks where nothing says otherwise: the shipped world's, and what a log header, a
+fold or a report takes when it is handed no world."""
+
+
 @dataclass(frozen=True, slots=True)
 class Calendar:
     """Days of `ticks_per_day` ticks, from tick 0."""
@@ -44,6 +49,10 @@ class Calendar:
     def day_number(self, tick: int) -> int:
         """The day `tick` is in as a person counts it, from day 1 (what a report shows)."""
         return self.day_of(tick) + 1
+
+    def first_tick_of_day(self, day: int) -> int:
+        """The first tick of `day` (counting from 0)."""
+        return _tick("day", day) * self.ticks_per_day
 
     def is_last_tick_of_day(self, tick: int) -> bool:
         """Whether `tick` is its day's last (a night): the next tick begins a new day."""

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from kernel import files
-from kernel.calendar import Calendar
+from kernel.calendar import DAY, Calendar
 from kernel.cli import CONTEXT
 
 WHAT = ("rows", "strengths", "cost", "refusals", "basins")
@@ -267,7 +267,7 @@ def _draw_basins(r, title: str, o: files.Output, who: str | None) -> None:
             raise VillageError(f"--who names a villager who holds basins, and {who!r} is none "
                                f"of {', '.join(v.name for v in got)}")
         got = tuple(mine)
-    tpd = r.scenario.world.ticks_per_day if r.scenario is not None else 2000
+    tpd = r.scenario.world.ticks_per_day if r.scenario is not None else DAY
     last = max(max(b.x[-1] for b in v.lines) for v in got)
     if r.log is None:              # a scenario's replay runs to its last tick
         last = max(last, r.scenario.ticks - 1)

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from kernel import events as ev
 from kernel import laws
+from kernel.calendar import DAY
 from kernel.engine.felt import FeltProjection, felt_of
 from kernel.engine.projection import MemoryProjection, Projection, VectorsProjection
 from kernel.engine.scenario import Scenario
@@ -357,7 +358,7 @@ class RunReport:
     basins: list[BasinsNight] = field(default_factory=list)
     plans: list[Plans] = field(default_factory=list)
     talks: list[Talk] = field(default_factory=list)
-    ticks_per_day: int = 2000
+    ticks_per_day: int = DAY
     rows: dict[int, int] = field(default_factory=dict)   # villager -> rows at the end
     head_hex: str = ""
     bytes: int = 0

@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from kernel.calendar import Calendar
 from kernel.laws._errors import LawError
 from kernel.laws.memory import KINDS, Memory
 from kernel.laws.places import last_named, mentions
@@ -107,13 +108,14 @@ def truth(rows: Iterable[Memory], villager: int, now: int, q: Query, names: Mapp
     forgotten or not), with `names` each villager's name by id."""
     if isinstance(ticks_per_day, bool) or not isinstance(ticks_per_day, int) or ticks_per_day < 1:
         raise LawError(f"Expected ticks per day >= 1 but got ticks_per_day={ticks_per_day!r}")
+    cal = Calendar(ticks_per_day)
     mine = [m for m in rows if m.villager == villager and m.tick <= now]
     counts: Counter[str] = Counter()
     giving: dict[str, set[int]] = {}
     for m in mine:
         if m.kind != q.kind or m.event != q.event:
             continue
-        if q.day is not None and m.tick // ticks_per_day + 1 != q.day:
+        if q.day is not None and cal.day_number(m.tick) != q.day:
             continue
         if q.target is not None and (villager in m.about) != q.target:
             continue

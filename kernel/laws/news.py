@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from kernel import events as ev
+from kernel.calendar import Calendar
 from kernel.laws._errors import LawError, integer
 from kernel.laws.memory import Memory
 
@@ -318,10 +319,11 @@ def one_piece(name: str, given: Sequence[tuple[int | str, tuple[str, ...], int |
 def _per_day(holders: Sequence[Holding], ticks_per_day: int, last_tick: int | None) -> tuple[int, ...]:
     if last_tick is None:
         return ()
-    days = last_tick // ticks_per_day + 1
+    cal = Calendar(ticks_per_day)
+    days = cal.day_of(last_tick) + 1
     counts = [0] * days
     for h in holders:
-        d = h.tick // ticks_per_day
+        d = cal.day_of(h.tick)
         if d < days:
             counts[d] += 1
     out, n = [], 0
@@ -374,10 +376,11 @@ def attendance(spread_holders: Sequence[Holding], trails: Mapping[int, Sequence[
     """Who stood on (x, y) at some tick of `day` (from 0), split by whether each held the news
     by the last tick it stood there that day."""
     integer("day", day, at_least=0)
-    first = day * ticks_per_day
+    cal = Calendar(ticks_per_day)
+    first = cal.first_tick_of_day(day)
     if last_tick is None or last_tick < first:
         return Attendance(x, y, day, False)
-    last = min(first + ticks_per_day - 1, last_tick)
+    last = min(cal.last_tick_of_day(first), last_tick)
     held = {h.villager: h.tick for h in spread_holders}
     holders, others = [], []
     for v in sorted(trails):

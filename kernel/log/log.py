@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from kernel import events as ev
 from kernel import files
-from kernel.calendar import Calendar
+from kernel.calendar import DAY, Calendar
 from kernel.errors import LogCorrupt, LogError, LogLocked
 from kernel.log import encode
 from kernel.log.decode import events_of
@@ -490,7 +490,7 @@ class LogWriter:
 
     @classmethod
     def create(cls, path: str | os.PathLike, *, config_digest: str, seed: int,
-               commit_every: int = 0, ticks_per_day: int = 2000,
+               commit_every: int = 0, ticks_per_day: int = DAY,
                fork: Header | None = None) -> LogWriter:
         """Create a new log with its header frame; refuse if the file exists.
 
@@ -541,7 +541,7 @@ class LogWriter:
                    commit_every=commit_every, ticks_per_day=ticks_per_day)
 
     @classmethod
-    def open(cls, path: str | os.PathLike, *, commit_every: int = 0, ticks_per_day: int = 2000) -> LogWriter:
+    def open(cls, path: str | os.PathLike, *, commit_every: int = 0, ticks_per_day: int = DAY) -> LogWriter:
         """Open an existing log for append: check it whole, cut a torn tail, refuse damage."""
         _a_path(path)
         path = Path(path)

@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from kernel import events as ev
+from kernel.calendar import DAY
 from kernel.engine.projection import MemoryProjection
 from kernel.engine.replay import follow, recorded_oracle, replay
 from kernel.engine.run import PHASES
@@ -194,7 +195,7 @@ class _Views:
         self.minds = rm.Gather()
         self.interests = ri.Gather()
         self.bonds, self.bonds_note = _bonds_of(sc)
-        self.talk = rt.NewsFold(sc.world.ticks_per_day if sc is not None else 2000)
+        self.talk = rt.NewsFold(sc.world.ticks_per_day if sc is not None else DAY)
         self.memory: MemoryProjection | None = None
 
     @property
@@ -451,7 +452,7 @@ def _build(lg: _Log, sc: Scenario | None, views: _Views, rerun: _Rerun | None,
                basins=ri.view(views.interests, [(p.id, p.name) for p in people],
                               # a log with no scenario found is counted in the log's own
                               # default days
-                              sc.world.ticks_per_day if sc is not None else 2000, *measured),
+                              sc.world.ticks_per_day if sc is not None else DAY, *measured),
                bonds=rbo.view(views.bonds, [(p.id, p.name) for p in people],
                               note=views.bonds_note),
                conversations=said, news=news, interviews=interviews[0],
@@ -464,9 +465,9 @@ def _bonds_of(sc: Scenario | None) -> tuple[rbo.Gather | None, str | None]:
     if sc is not None:
         return rbo.gather_of(sc.valences, sc.world.ticks_per_day), None
     from kernel.engine.felt import valences_of
-    return (rbo.gather_of(valences_of(), 2000),
+    return (rbo.gather_of(valences_of(), DAY),
             "no scenario of this home runs under the log's configs, so the passings are valued "
-            "by the home's valence table, in days of 2000 ticks")
+            f"by the home's valence table, in days of {DAY} ticks")
 
 
 def _minds(sc: Scenario | None, views: _Views, rerun: _Rerun | None, note: str | None,

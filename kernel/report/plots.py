@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernel import events as ev
+from kernel.calendar import DAY
 from kernel.engine.projection import MemoryProjection
 from kernel.engine.replay import follow, replay
 from kernel.engine.scenario import Scenario, load_rules
@@ -254,7 +255,7 @@ def basins(r: Run) -> tuple[VillagerBasins, ...]:
     sc = r.scenario
     people = ([(p.id, p.name) for p in sc.world.people] if sc is not None
               else sorted(got.names.items()))
-    shown = tuple(v for v in ri.villagers(got, people, sc.world.ticks_per_day if sc else 2000)
+    shown = tuple(v for v in ri.villagers(got, people, sc.world.ticks_per_day if sc else DAY)
                   if v.lines)
     if not shown:
         raise VillageError(f"no basins to plot: {ri.why_not(sc)}")

@@ -21,7 +21,7 @@ from typing import Any
 import pyarrow as pa
 
 from kernel import events as ev
-from kernel.calendar import Calendar
+from kernel.calendar import DAY, Calendar
 from kernel.laws import attractor as la
 from kernel.mind.basins import BasinBook
 
@@ -56,7 +56,7 @@ class MindTables:
     basins, the phase count). `intentions`: one row an accepted intention (the night it was
     made at, the day it is for, from 0, its place in the plan, the act and what it names)."""
 
-    def __init__(self, ticks_per_day: int = 2000):
+    def __init__(self, ticks_per_day: int = DAY):
         self.calendar = Calendar(ticks_per_day)
         self.book = BasinBook()
         self.start()

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 import pyarrow as pa
 
 from kernel import events as ev
+from kernel.calendar import DAY
 from kernel.laws import bonds as lb
 from kernel.laws.felt import Valences
 from kernel.mind.bonds import BondBook
@@ -37,7 +38,7 @@ class BondTables:
     """The rows of `bonds`, folded tick by tick from a memory projection applied before it;
     with no valence table, none."""
 
-    def __init__(self, valences: Valences | None, ticks_per_day: int = 2000):
+    def __init__(self, valences: Valences | None, ticks_per_day: int = DAY):
         self.book = None if valences is None else BondBook(valences, ticks_per_day)
 
     def follow(self, memory) -> BondTables:

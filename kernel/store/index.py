@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 
 from kernel import events as ev
+from kernel.calendar import DAY
 from kernel.engine.felt import FeltProjection, felt_of
 from kernel.engine.projection import Columns, MemoryProjection, fold
 from kernel.errors import StoreError
@@ -209,7 +210,7 @@ class IndexProjection:
     `minds`, the rows of the basins and intentions tables (days of `ticks_per_day`).
     """
 
-    def __init__(self, ticks_per_day: int = 2000) -> None:
+    def __init__(self, ticks_per_day: int = DAY) -> None:
         self.minds = sb.MindTables(ticks_per_day)
         self.news = sn.NewsFold(ticks_per_day)
         self.start()
@@ -282,7 +283,7 @@ class IndexProjection:
 
 def build(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None, *,
           rules: Importance, rules_digest: str = "", valences: Valences | None = None,
-          ticks_per_day: int = 2000, temperaments: dict | None = None) -> IndexResult:
+          ticks_per_day: int = DAY, temperaments: dict | None = None) -> IndexResult:
     """Rebuild the index of a log from the log alone; the old index, if any, is replaced whole.
 
     With the importance table's `valences` (and the world's day, and its villagers'
@@ -306,7 +307,7 @@ class RunIndex:
     """
 
     def __init__(self, rules: Importance, *, rules_digest: str = "",
-                 valences: Valences | None = None, ticks_per_day: int = 2000,
+                 valences: Valences | None = None, ticks_per_day: int = DAY,
                  temperaments: dict | None = None):
         self.rules_digest = rules_digest
         self.memory = MemoryProjection(rules)
@@ -457,7 +458,7 @@ def state_of(log_path: str | os.PathLike, db_path: str | os.PathLike | None = No
 
 def ensure(log_path: str | os.PathLike, db_path: str | os.PathLike | None = None, *,
            rules: Importance, rules_digest: str = "", valences: Valences | None = None,
-           ticks_per_day: int = 2000,
+           ticks_per_day: int = DAY,
            temperaments: dict | None = None) -> tuple[Path, IndexState, IndexResult | None]:
     """The index of a log, rebuilt first if it is missing or stale."""
     check_index_path(log_path, db_path)

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 import pyarrow as pa
 
 from kernel import events as ev
-from kernel.calendar import Calendar
+from kernel.calendar import DAY, Calendar
 from kernel.laws import news as ln
 from kernel.laws.memory import Memory
 
@@ -29,7 +29,7 @@ class NewsFold:
     """The frames of a log that hold a founding, a walk, a given row or an utterance, each
     frame's events of those kinds only, and the log's last tick."""
 
-    def __init__(self, ticks_per_day: int = 2000):
+    def __init__(self, ticks_per_day: int = DAY):
         self.ticks_per_day = ticks_per_day
         self.start()
 
