@@ -7,108 +7,17 @@ at T and runs the fork; this parses, makes the oracles and prints.
 from __future__ import annotations
 
 import shutil
-import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
-from tqdm import tqdm
 
-from kernel import config, files
+from kernel import config
 from kernel.cli import CONTEXT
+from kernel.cli.shared import ticks_bar
 from kernel.errors import VillageError
 from kernel.log import check_new
 from kernel.oracle import backends, entry, make
-
-
-def _bar(total: int):
-    return tqdm(total=total, desc="fork", unit="tick", file=sys.stderr, leave=False,
-                disable=not sys.stderr.isatty())
-
-
-def _saveable(name: str, p, run: str, record: bool, exemplars: str | None) -> Path | None:
-    """Refuse, before anything is written, a fork `--save-as NAME` could not save as a scenario
-    that replays; the recording the saved scenario names when it is not the one --record makes.
-
-    A saved fork replays its parent's recording to T and its own from T: so its parent is a
-    scenario of the home, and a fork whose villagers reflect after T names a recording that
-    starts at T (--record's, or --exemplars'). The parent's recording read on past T is no
-    such file, and naming it would make `village replay` of the home fail.
-    """
-    folder = config.home() / "fixtures" / name
-    files.check_name(folder, files.Words("scenario"), inside=len("/importance.json"))
-    if record:
-        files.check_name(config.home() / "exemplars" / f"{name}.json", files.Words("recording"))
-    if folder.exists():
-        raise VillageError(f"{folder} already exists: a fork is saved as a new scenario")
-    if p.parent.folder is None:
-        raise VillageError(f"--save-as {name}: {run} is a run of the home's own configs, which "
-                           f"is no scenario, and a saved fork replays from its parent scenario: "
-                           f"fork a scenario's log, or leave out --save-as")
-    if record or p.child.world_only:
-        return None
-    if exemplars is None:
-        raise VillageError(f"--save-as {name} without --record: the fork's calls from tick "
-                           f"{p.at} on are read off the parent's recording past {p.at}, which a "
-                           f"scenario cannot name; record them (--record with a live --oracle), "
-                           f"or give the fork's own recording with --exemplars")
-    rec = Path(exemplars).resolve()
-    if not rec.is_relative_to(config.home().resolve()):
-        raise VillageError(f"--save-as {name}: the recording {exemplars} is outside the home "
-                           f"{config.home()}, and a scenario names its recording inside it")
-    return rec
-
-
-def _save_as(name: str, p, report, recording: Path | None, label: dict | None,
-             thought: str | None, world: str | None) -> Path:
-    """Write the fork as a scenario of the home: fixtures/NAME, beside its parent, whole or not
-    at all (built in a hidden folder beside it and renamed there once every file is durable)."""
-    target = config.home() / "fixtures" / name
-    with files.new_folder(target, files.Words("saved fork")) as folder:
-        _fill(folder, name, p, report, recording, label, thought, world)
-    return target
-
-
-def _fill(folder: Path, name: str, p, report, recording: Path | None, label: dict | None,
-          thought: str | None, world: str | None) -> None:
-    from kernel.engine import scenario as msc
-    from kernel.engine.fork import _world_file
-
-    def copy(src, dest: Path) -> None:
-        shutil.copyfile(src, dest)
-        files.fsync(dest)
-
-    copy(world if world is not None else _world_file(p.parent), folder / "world.json")
-    v = {"name": name,
-         "description": (f"{p.parent.name} forked at tick {p.at}: its first {p.at} ticks are "
-                         f"{p.parent.name}'s, frame for frame; from tick {p.at} on it runs under "
-                         f"{'the thought config beside this file' if thought else 'the same configs'}"
-                         f"{' and the world config beside this file' if world else ''}."),
-         "ticks": p.ticks, "head_sha256": report.head_hex, "parent": p.parent.name,
-         "fork_at": p.at}
-    v["days"] = max(1, p.parent.world.calendar.days_in(p.ticks))
-    named = dict(p.parent.files)
-    # The parent's own files (those beside its scenario.json) go beside the fork's too.
-    own = {k for k, f in named.items() if p.parent.folder is not None
-           and f.resolve().parent == p.parent.folder.resolve() and k != "world"}
-    if thought is not None:
-        copy(thought, folder / "thought.json")
-        v["thought"] = "thought.json"
-        own.discard("thought")
-    for key in sorted(own & {"thought", "models", "importance"}):
-        copy(named[key], folder / f"{key}.json")
-        v[key] = f"{key}.json"
-    for key in ("thought", "models", "importance"):   # a config of the home the parent names
-        if key not in v and key not in own and p.parent.names(key) is not None:
-            v[key] = p.parent.names(key)
-    if p.parent.template_folder is not None:   # the templates the parent's runs render
-        v["templates"] = p.parent.template_folder
-    if len(p.parent.reflecting) != len(p.parent.world.people):
-        v["reflecting"] = list(p.parent.reflecting)
-    if recording is not None:
-        v["exemplars"] = str(recording.resolve().relative_to(config.home().resolve()))
-    if label is not None:
-        v["recorded_with"] = label
-    msc.write(folder, v)
 
 
 @click.command("fork", context_settings=CONTEXT)
@@ -140,79 +49,113 @@ def _fill(folder: Path, name: str, p, report, recording: Path | None, label: dic
                    "--exemplars).")
 @click.option("--accept-digest", is_flag=True, help="Run a model whose digest is not the pinned one.")
 @click.option("--out", type=click.Path(), required=True, help="The fork's new log.")
-def fork_cmd(run: str, at: int, thought: str | None, world: str | None, scenario: str | None,
-             backend: str, exemplars: str | None, parent_exemplars: str | None, ticks: int | None,
-             record: bool, save_as: str | None, accept_digest: bool, out: str) -> None:
+def fork_cmd(run: str, at: int, out: str, **given) -> None:
     """Fork RUN.log at tick T into a new log: RUN's first T ticks, byte for byte, then the rest
     of the run under the changed settings (to RUN's last tick, or --ticks).
 
     The new log's header names the parent (its head hash), the parent's chain
     value at tick T-1, fork_at and the digests of the configs changed.
     """
-    from kernel.engine import RunOptions, fork
+    from kernel.engine import fork, saved
 
-    live = entry(backend).live
-    if record and not live:
-        raise click.UsageError("--record needs a live oracle: --oracle llamacpp or ollama")
-    if exemplars is not None and live:
-        raise click.UsageError("--exemplars is the recording a replay reads: use it with "
-                               "--oracle replay")
-    if save_as is not None and ("/" in save_as or save_as in ("", ".", "..")):
-        raise click.BadParameter(f"a scenario's name is one folder name, not {save_as!r}",
-                                 param_hint="--save-as")
+    a = Asked(**given)
+    live = a.checked()
     check_new(out, who="a fork")
-    p = fork.plan(run, at, thought=thought, world=world, scenario=scenario, ticks=ticks,
-                  parent_recording=parent_exemplars)
-    recording = None if save_as is None else _saveable(save_as, p, run, record, exemplars)
+    p = fork.plan(run, at, thought=a.thought, world=a.world, scenario=a.scenario, ticks=a.ticks,
+                  parent_recording=a.parent_exemplars)
+    recording = (None if a.save_as is None
+                 else saved.saveable(a.save_as, p, run, a.record, a.exemplars))
     prefix = fork.prefix_oracle(p)
-    if p.child.world_only:
-        oracle = None
-    elif not live:
-        if exemplars is not None:
-            oracle = make(backend, p.child.models, replay_from=exemplars)
-        elif prefix is not None and not isinstance(prefix, fork._NoPrefixOracle):
-            oracle = prefix       # the parent's recording goes on past T
-        else:
-            raise VillageError("a replayed fork reads its calls from a recording: give it with "
-                               "--exemplars, or the parent's with --parent-exemplars")
-    else:
-        if record:
-            recording = (config.home() / "exemplars" / f"{save_as}.json" if save_as
-                         else Path(out).with_suffix(".json"))
-            if recording.exists():
-                raise VillageError(f"{recording} already exists: a recording is written new")
-        oracle = make(backend, p.child.models, record_to=recording, accept_digest=accept_digest)
+    oracle, recording = _oracle(a, p, prefix, live, out, recording)
     changed = fork.overrides(p.parent, p.child)
     click.echo(f"fork of {run} ({p.parent.name}, head {p.parent_head[:16]}) at tick {p.at}, "
                f"to tick {p.ticks - 1}; changed: "
                f"{', '.join(f'{k} {d[:16]}' for k, d in changed) or 'nothing'}; oracle "
-               f"{backend if oracle is not None else 'none (nobody reflects)'}"
-               f"{' (recording)' if record else ''}")
+               f"{a.backend if oracle is not None else 'none (nobody reflects)'}"
+               f"{' (recording)' if a.record else ''}")
     try:
         # From here to the saved scenario a fork is one thing: stopped or failed anywhere (a
         # signal too, whose line then says nothing was written), it leaves nothing of itself.
-        with _bar(p.ticks) as bar:
-            report = fork.run_fork(p.parent, p.child, p.at, out, parent_head=p.parent_head,
-                                   prefix_oracle=prefix, oracle=oracle, parent_log=p.parent_log,
-                                   options=RunOptions(ticks=p.ticks, progress=bar.update))
-        click.echo(f"  ticks 0 to {p.at - 1}: {p.parent.name}'s frames, byte for byte; its chain "
-                   f"at tick {p.at - 1} {report.parent_chain[:16]}")
-        click.echo(f"  {report.ticks} ticks, {report.events} events, {report.thoughts} thoughts "
-                   f"written; head {report.head_hex}")
-        label = None
-        if record:
-            oracle.save()
-            label = {"backend": backend, "models": oracle.document()["models"]}
-            click.echo(f"  recorded {oracle.calls} calls and {oracle.embeddings} embeddings from "
-                       f"tick {p.at} on to {recording}")
-        if save_as is not None:
-            folder = _save_as(save_as, p, report, recording, label, thought, world)
-            click.echo(f"  saved as scenario {save_as}: {folder / 'scenario.json'}")
+        _forked(a, p, prefix, oracle, out, recording)
     except BaseException:
         # a fork that fails leaves nothing it wrote: no log, no recording, no half a scenario
-        _undo(out, recording if record else None,
-              config.home() / "fixtures" / save_as if save_as else None)
+        _undo(out, recording if a.record else None,
+              config.home() / "fixtures" / a.save_as if a.save_as else None)
         raise
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What `village fork` was asked besides RUN, T and the new log: its options as given."""
+
+    thought: str | None
+    world: str | None
+    scenario: str | None
+    backend: str
+    exemplars: str | None
+    parent_exemplars: str | None
+    ticks: int | None
+    record: bool
+    save_as: str | None
+    accept_digest: bool
+
+    def checked(self) -> bool:
+        """Refuse options that cannot go together; whether the oracle is a live one."""
+        live = entry(self.backend).live
+        if self.record and not live:
+            raise click.UsageError("--record needs a live oracle: --oracle llamacpp or ollama")
+        if self.exemplars is not None and live:
+            raise click.UsageError("--exemplars is the recording a replay reads: use it with "
+                                   "--oracle replay")
+        if self.save_as is not None and ("/" in self.save_as or self.save_as in ("", ".", "..")):
+            raise click.BadParameter(f"a scenario's name is one folder name, not {self.save_as!r}",
+                                     param_hint="--save-as")
+        return live
+
+
+def _oracle(a: Asked, p, prefix, live: bool, out: str, recording: Path | None):
+    """Who answers the fork's calls from T on, and the recording the run writes or names."""
+    from kernel.engine import fork
+
+    if p.child.world_only:
+        return None, recording
+    if not live:
+        if a.exemplars is not None:
+            return make(a.backend, p.child.models, replay_from=a.exemplars), recording
+        if fork.recorded(prefix):
+            return prefix, recording       # the parent's recording goes on past T
+        raise VillageError("a replayed fork reads its calls from a recording: give it with "
+                           "--exemplars, or the parent's with --parent-exemplars")
+    if a.record:
+        recording = (config.home() / "exemplars" / f"{a.save_as}.json" if a.save_as
+                     else Path(out).with_suffix(".json"))
+        if recording.exists():
+            raise VillageError(f"{recording} already exists: a recording is written new")
+    return (make(a.backend, p.child.models, record_to=recording, accept_digest=a.accept_digest),
+            recording)
+
+
+def _forked(a: Asked, p, prefix, oracle, out: str, recording: Path | None) -> None:
+    """Run the fork, say what it wrote, save its recording and, with --save-as, its scenario."""
+    from kernel.engine import RunOptions, fork, saved
+
+    with ticks_bar(p.ticks, "fork") as bar:
+        report = fork.run_fork(p.parent, p.child, p.at, out, parent_head=p.parent_head,
+                               prefix_oracle=prefix, oracle=oracle, parent_log=p.parent_log,
+                               options=RunOptions(ticks=p.ticks, progress=bar.update))
+    click.echo(f"  ticks 0 to {p.at - 1}: {p.parent.name}'s frames, byte for byte; its chain "
+               f"at tick {p.at - 1} {report.parent_chain[:16]}")
+    click.echo(f"  {report.ticks} ticks, {report.events} events, {report.thoughts} thoughts "
+               f"written; head {report.head_hex}")
+    label = None
+    if a.record:
+        oracle.save()
+        label = {"backend": a.backend, "models": oracle.document()["models"]}
+        click.echo(f"  recorded {oracle.calls} calls and {oracle.embeddings} embeddings from "
+                   f"tick {p.at} on to {recording}")
+    if a.save_as is not None:
+        folder = saved.save_as(a.save_as, p, report, recording, label, a.thought, a.world)
+        click.echo(f"  saved as scenario {a.save_as}: {folder / 'scenario.json'}")
 
 
 def _undo(out: str, recording: Path | None, folder: Path | None) -> None:

@@ -11,11 +11,10 @@ import time
 from pathlib import Path
 
 import click
-from tqdm import tqdm
 
 from kernel import config, engine
 from kernel.cli import CONTEXT, writes_log
-from kernel.cli.world_cmd import write_index
+from kernel.cli.shared import ticks_bar, write_index
 from kernel.engine import scenario as msc
 from kernel.engine.replay import replay
 from kernel.errors import ReplayMismatch, VillageError
@@ -99,11 +98,6 @@ def _cost_lines(oracle, pace: int) -> list[str]:
     return out
 
 
-def _bar(total: int, desc: str):
-    return tqdm(total=total, desc=desc, unit="tick", file=sys.stderr, leave=False,
-                disable=not sys.stderr.isatty())
-
-
 @click.command("run", context_settings=CONTEXT)
 @click.argument("scenario")
 @click.option("--oracle", "backend", type=click.Choice(backends()),
@@ -175,7 +169,7 @@ def _run_into(sc, oracle, backend: str, st, path: Path, *, record: bool, index: 
 
         idx = run_index(sc, path)
     t0 = time.perf_counter()
-    with _bar(sc.ticks, sc.name) as bar:
+    with ticks_bar(sc.ticks, sc.name) as bar:
         # a run under other settings (a cap) heads its log with the digest of those settings
         ran = sc if st is sc.settings else sc.with_settings(st)
         report = engine.run(ran, oracle, path, settings=st, progress=bar.update,
@@ -268,7 +262,7 @@ def replay_one(name: str, where: Path, echo=click.echo) -> bool:
     path = where / f"{sc.name}.log"
     if path.exists():
         path.unlink()
-    with _bar(sc.ticks, sc.name) as bar:
+    with ticks_bar(sc.ticks, sc.name) as bar:
         rp = replay(sc, progress=bar.update, out=path)
     report, oracle = rp.report, rp.oracle
     echo(f"{sc.name}: {sc.description}")

@@ -21,9 +21,9 @@ import textwrap
 from collections.abc import Sequence
 
 import click
-from tqdm import tqdm
 
 from kernel.cli import CONTEXT
+from kernel.cli.shared import ticks_bar
 from kernel.engine import scenario as msc
 from kernel.report.scenarios import Row, replays, row_of
 
@@ -99,8 +99,7 @@ def _row(name: str) -> Row:
     sc = msc.load(name)
     if not replays(sc):
         return row_of(sc)
-    with tqdm(total=sc.ticks, desc=sc.name, unit="tick", file=sys.stderr, leave=False,
-              disable=not sys.stderr.isatty()) as bar:
+    with ticks_bar(sc.ticks, sc.name) as bar:
         return row_of(sc, progress=bar.update)
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
 import click
 
 from kernel.cli import CONTEXT, writes_log
+from kernel.cli.shared import ticks_bar, write_index
 
 
 def _pace(ticks: int, per_second: int) -> str:
@@ -44,15 +44,12 @@ def run_cmd(config_path: str, ticks: int | None, out: Path, index: bool) -> None
 
 
 def _run(sc, out: Path, index: bool) -> None:
-    from tqdm import tqdm
-
     from kernel import engine
     from kernel.store import run_index
 
     idx = run_index(sc, out) if index else None
     started = time.perf_counter()
-    with tqdm(total=sc.ticks, unit="tick", file=sys.stderr, disable=None, leave=False,
-              desc="world") as bar:
+    with ticks_bar(sc.ticks, "world") as bar:
         res = engine.run(sc, None, out, progress=bar.update, projections=[idx] if idx else ())
     took = time.perf_counter() - started
     cfg = sc.world
@@ -65,16 +62,6 @@ def _run(sc, out: Path, index: bool) -> None:
     click.echo(f"wrote {res.path}, {res.bytes} bytes, head {res.head_hex}")
     if idx is not None:
         write_index(idx, res)
-
-
-def write_index(idx, res) -> None:
-    """Write the index of a finished run and say so, with what the writing took."""
-    if not res.ticks:
-        return
-    t0 = time.perf_counter()
-    got = idx.write(res.path, head_hex=res.head_hex, ticks=res.ticks)
-    click.echo(f"indexed {got.memory_rows} memory rows and {got.events} events into "
-               f"{got.db_path} ({got.bytes} bytes) in {time.perf_counter() - t0:.2f}s")
 
 
 COMMANDS = (world,)

@@ -82,7 +82,7 @@ def _config(sc: Scenario, what: str) -> config.Config:
     return got if got is not None else config.load(dict(sc.files)[what], schema=what)
 
 
-def _world_file(sc: Scenario) -> Path:
+def world_file(sc: Scenario) -> Path:
     """The file `sc`'s world config was read from (the home's own for a world run, which names
     no files but the rules)."""
     return Path(_config(sc, "world").path)
@@ -380,6 +380,12 @@ def plan(parent_log: str | os.PathLike, at: int, *, thought: str | os.PathLike |
     if rec is not None and not rec.is_file():
         raise ForkError(f"the parent's recording {rec} is not a file")
     return Plan(parent, child, at, end, Path(parent_log), s.head_hex, rec)
+
+
+def recorded(prefix) -> bool:
+    """Whether the oracle `prefix_oracle` gave reads a recording (and may go on past T), rather
+    than standing in for a recording that was not given."""
+    return prefix is not None and not isinstance(prefix, _NoPrefixOracle)
 
 
 def prefix_oracle(p: Plan):
