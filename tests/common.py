@@ -44,3 +44,21 @@ def looping_day_of_three(out):
     sc = msc.load("day-of-three")
     oracle = ScriptedOracle([looping_answer] * (3 * (2 + sc.settings.questions)), dim=16)
     return engine.run(sc, oracle, out)
+
+
+def quick_day_of_three(folder, name: str = "day-of-three"):
+    """A copy of day-of-three at `folder`/`name` that a live run asks of SmolLM2 (its
+    models file, models-smollm2.json), with no recording of its own: the quick live day
+    of the tests that are about a backend, a pool or a sweep rather than about the words
+    (the committed day-of-three is Qwen2.5-Coder-1.5B's, at 10 s and more a call)."""
+    import shutil
+    from pathlib import Path
+
+    d = Path(folder) / name
+    shutil.copytree(msc.find("day-of-three"), d)
+    v = json.loads((d / "scenario.json").read_text(encoding="utf-8"))
+    for k in ("exemplars", "recorded_with"):
+        v.pop(k, None)
+    v["models"] = "models-smollm2.json"
+    (d / "scenario.json").write_text(json.dumps(v, indent=2), encoding="utf-8")
+    return d

@@ -12,6 +12,7 @@ from kernel.engine import scenario as msc
 from kernel.errors import OracleError
 from kernel.oracle import RecordingOracle, exemplar, make
 from kernel.oracle.base import Ask
+from tests.common import quick_day_of_three
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
@@ -150,14 +151,15 @@ def test_day_of_three_with_two_llamacpp_workers_is_the_bytes_of_one(ray_local, t
     from kernel import cluster
     from kernel.cli import main
 
-    sc = msc.load("day-of-three")
+    day = quick_day_of_three(tmp_path)    # SmolLM2's: the pool is the subject, not the words
+    sc = msc.load(day)
     pool = cluster.start("llamacpp", sc.models, 1, threads=1)
     try:
         one = engine.run(sc, pool, tmp_path / "w1.log")
     finally:
         pool.close()
     # two workers share the models config's threads: one each
-    r = CliRunner().invoke(main, ["run", "day-of-three", "--oracle", "llamacpp",
+    r = CliRunner().invoke(main, ["run", str(day), "--oracle", "llamacpp",
                                   "--workers", "2", "--out", str(tmp_path / "w2.log")])
     assert r.exit_code == 0, r.output
     assert "on 2 Ray workers" in r.output and one.head_hex in r.output
@@ -175,7 +177,7 @@ def test_village_run_records_through_two_workers_what_a_plain_record_records(tmp
 
     from kernel.cli import main
 
-    day = msc.load("day-of-three")
+    day = msc.load(quick_day_of_three(tmp_path / "quick"))   # SmolLM2's: quick, and the pool the subject
 
     def recorded(name, *args):
         sc = tmp_path / name

@@ -31,7 +31,7 @@ def _short_scenario(tmp: Path) -> Path:
     v = json.loads((src / "scenario.json").read_text())
     for k in ("exemplars", "recorded_with"):
         v.pop(k, None)
-    v.update(name="halla-300", ticks=300, reflecting=["Halla"],
+    v.update(name="halla-300", ticks=300, reflecting=["Halla"], models="models-smollm2.json",
              description="day-of-three's first 300 ticks, Halla reflecting")
     (d / "scenario.json").write_text(json.dumps(v))
     return d

@@ -50,7 +50,8 @@ class _Then(Oracle):
 
 
 def _answer(ask):
-    ids = [int(x.split("]")[0]) for x in ask.prompt.decode().split("\n[")[1:]]
+    # a line of memories opens with its numbers, "[125, 131] ...": the first line's first
+    ids = [int(x.split("]")[0].split(",")[0]) for x in ask.prompt.decode().split("\n[")[1:]]
     return json.dumps({"numbers": ids[:1], "answer": "Ander gave it to me"})
 
 

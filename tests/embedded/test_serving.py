@@ -1,6 +1,6 @@
 """Many asks served together by the embedded backend: the bytes each ask gives alone.
 
-The asks are a committed recording's, put live: every answer served together must be
+The asks are a recording's (SmolLM2's held-out bench day), put live: every answer served together must be
 the answer the same ask gives asked alone (`sequences` 1) in this process, byte for
 byte and token count for token count, whatever else is in flight with it and in
 whatever order the asks come.
@@ -34,8 +34,9 @@ def _alike(said) -> tuple:
 
 @pytest.fixture(scope="module")
 def asks():
-    doc = exemplar.load(ROOT / "exemplars" / "day-of-three.json")
-    return [exemplar.ask(r) for r in doc["calls"] if r["kind"] == "generate"]
+    # SmolLM2's asks (the quick model these tests load): the held-out bench day's first round
+    doc = exemplar.load(ROOT / "bench" / "worlds" / "day-of-six" / "recording.json")
+    return [exemplar.ask(r) for r in doc["calls"] if r["kind"] == "generate"][:12]
 
 
 @pytest.fixture(scope="module")

@@ -51,7 +51,7 @@ REPO = Path(__file__).resolve().parents[2]
 SHIPPED = tuple(REPO / d for d in ("configs", "fixtures", "exemplars"))
 WORLD = json.loads((REPO / "configs" / "world.json").read_text(encoding="utf-8"))
 WORLD_TEXT = (REPO / "configs" / "world.json").read_text(encoding="utf-8")
-MODEL = "smollm2:135m-instruct"
+MODEL = "qwen2.5-coder:1.5b-instruct"   # the model the home's day-of-three asks
 PREFIXES = ("village: ", "Error: ")
 CLI_MAPPING = "needs the CLI's one error mapping"
 
@@ -624,7 +624,7 @@ LIVE: list[LiveRow] = [
             check=lambda r: _nested_refused(w, f, r)))),
     ("an answer over 64 kib stops the run before its tick is written", lambda w, f: _live(
         w, f, w.fake('{"questions": ["' + "a" * 70_000 + '"]}').host, lambda: Case(
-            [], 1, r"smollm2:135m-instruct answered the questions call with 70,\d{3} bytes, more than the "
+            [], 1, r"qwen2\.5-coder:1\.5b-instruct answered the questions call with 70,\d{3} bytes, more than the "
             r"65,536", may_create={w.dir / "r.log"},
             check=lambda r: (vlog.verify(w.dir / "r.log").last_tick == 1998)
             or _fail("the tick was written")))),

@@ -9,6 +9,7 @@ shipped world stands in only where the home has no entry of that name.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -108,8 +109,8 @@ def test_a_home_with_no_world_json_at_all_runs_the_shipped_world(project):
     record("clean")
 
 
-@pytest.mark.parametrize("name", ["importance.json", "models-smollm2.json", "embedder.json",
-                                  "smollm2/night-plan.tmpl", "smollm2/reflect-questions.tmpl"])
+@pytest.mark.parametrize("name", ["importance.json", "models.json", "embedder.json", "thought.json",
+                                  "night-plan.tmpl", "reflect-questions.tmpl"])
 def test_every_config_a_home_has_but_cannot_read_is_refused_not_replaced(project, name):
     own = project / "configs" / name
     own.unlink()
@@ -124,8 +125,10 @@ def test_every_config_a_home_has_but_cannot_read_is_refused_not_replaced(project
 
 
 def test_a_scenarios_own_config_it_cannot_read_is_refused_never_replaced_by_the_homes(project):
+    # day-of-three given a thought file of its own, beside the home's configs/thought.json
+    sc = project / "fixtures" / "day-of-three" / "scenario.json"
+    sc.write_text(json.dumps({**json.loads(sc.read_text()), "thought": "thought.json"}))
     own = project / "fixtures" / "day-of-three" / "thought.json"
-    own.unlink()
     os.mkfifo(own)
     r = _village("run", "day-of-three", "--out", "y.log", cwd=project)
     assert "Traceback" not in r.stderr, r.stderr

@@ -30,11 +30,11 @@ from .conftest import row, tree
 
 pytestmark = pytest.mark.slow   # a real process, server, model or browser each test
 
-GOOD_LIST = {"object": "list", "data": [{"id": "smollm2", "object": "model", "owned_by": "me"}]}
+GOOD_LIST = {"object": "list", "data": [{"id": "qwen2.5-coder-1.5b", "object": "model", "owned_by": "me"}]}
 
 
 def completion(content="{}", usage=None, **over) -> dict:
-    body = {"id": "x", "object": "chat.completion", "created": 1, "model": "smollm2",
+    body = {"id": "x", "object": "chat.completion", "created": 1, "model": "qwen2.5-coder-1.5b",
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
                          "finish_reason": "stop"}],
             "usage": usage if usage is not None else {"prompt_tokens": 3, "completion_tokens": 2,
@@ -110,12 +110,12 @@ def _raw(v) -> bytes:
 
 # (row id, the path it spoils, the body, what the line must say)
 BODIES = [
-    ("list-data-a-string", "models", {"object": "list", "data": "smollm2"}, "data 'smollm2', not a list"),
+    ("list-data-a-string", "models", {"object": "list", "data": "qwen2.5-coder-1.5b"}, "data 'qwen2.5-coder-1.5b', not a list"),
     ("list-entry-a-number", "models", {"data": [7]}, "data[0] 7, not an object"),
     ("list-id-a-map", "models", {"data": [{"id": {"a": 1}}]}, "data[0].id {'a': 1}, not a model's name"),
-    ("list-digest-a-map", "models", {"data": [{"id": "smollm2", "digest": {"a": 1}}]},
+    ("list-digest-a-map", "models", {"data": [{"id": "qwen2.5-coder-1.5b", "digest": {"a": 1}}]},
      "data[0].digest {'a': 1}, not a sha256 digest"),
-    ("list-digest-short", "models", {"data": [{"id": "smollm2", "digest": "sha256:abc"}]},
+    ("list-digest-short", "models", {"data": [{"id": "qwen2.5-coder-1.5b", "digest": "sha256:abc"}]},
      "data[0].digest 'sha256:abc', not a sha256 digest"),
     ("list-nan", "models", b'{"data": NaN}', "NaN, which is not a number JSON has"),
     ("list-not-utf8", "models", b'{"data": "\xff"}', "a body that is not UTF-8"),
@@ -229,14 +229,14 @@ def test_a_redirect_loop_is_named_as_one(project, how):
     stand = Stand({"models": "redirect"})
     try:
         _refused(project, ["run", "day-of-three", "--oracle", "openai", "--out", "r.log", *RUNS[how]],
-                 stand, "redirected the list models call to smollm2 round and round")
+                 stand, "redirected the list models call to qwen2.5-coder-1.5b round and round")
     finally:
         stand.close()
 
 
 @pytest.mark.parametrize("how", ["plain", "record"])
 def test_an_answer_dripped_slower_than_timeout_s_is_cut_off_at_timeout_s(project, how):
-    models = project / "configs" / "models-smollm2.json"
+    models = project / "configs" / "models.json"
     v = json.loads(models.read_text())
     v["timeout_s"] = 3
     models.write_text(json.dumps(v, indent=2))

@@ -163,7 +163,8 @@ def test_no_server_at_the_base_url_is_one_line_before_tick_0_and_nothing_is_writ
                else {"OPENAI_BASE_URL": url})
     said = "fork of ../d3.log" if row.startswith("fork") else ""
     line = _refused_in_one_line(home, OPENAI_ROWS[row], said=said, **environ)
-    assert line.startswith(f"Error: no server at {url} answered the list models call to smollm2"
+    assert line.startswith(f"Error: no server at {url} answered the list models call to "
+                           "qwen2.5-coder-1.5b"
                            ), line
 
 

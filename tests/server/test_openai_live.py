@@ -40,8 +40,13 @@ def _home(root: Path, *, timeout_s: float | None = None) -> Path:
     r = village("init", "p", cwd=root, environ=env(drop=("VILLAGE_HOME",)))
     assert r.returncode == 0, r.stderr
     home = root / "p"
+    # the live day is SmolLM2's (the server's model, quick): day-of-three asks it by its models file
+    sc = home / "fixtures" / "day-of-three" / "scenario.json"
+    sv = json.loads(sc.read_text())
+    sv["models"] = "models-smollm2.json"
+    sc.write_text(json.dumps(sv, indent=2))
     if timeout_s is not None:
-        p = home / "configs" / "models-smollm2.json"   # the model day-of-three was recorded with
+        p = home / "configs" / "models-smollm2.json"
         value = json.loads(p.read_text())
         value["timeout_s"] = timeout_s
         p.write_text(json.dumps(value, indent=2))
