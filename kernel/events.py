@@ -19,6 +19,7 @@ import dataclasses
 import types
 import typing
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, ClassVar
 
 import msgpack
@@ -170,6 +171,25 @@ class WentOutOfSight(Event):
 # --- the mind: what models answered, what the seam said, what was written ----
 
 
+class Purpose(StrEnum):
+    """The closed set of what a generation call is for: an `Answered` or `Refusal` event's
+    `purpose`, an ask's, a recording's. Each is its text in the log's bytes, so a member
+    compares equal to the text read back; code names the member, never the text."""
+
+    QUESTIONS = "questions"     # a reflection's questions
+    STATEMENT = "statement"     # a reflection's statement, one a question
+    NIGHT = "night"             # a night's consolidation plan
+    BASINS = "basins"           # the standing interests' update
+    NEW_BASIN = "new-basin"     # a new interest the update proposes (refusals only)
+    BASIN_LINK = "basin-link"   # a link between two interests the update proposes (refusals only)
+    KEYWORDS = "keywords"       # a new interest's keywords
+    PLAN = "plan"               # tomorrow's plan
+    TALK = "talk"               # an utterance that starts a talk
+    ANSWER = "answer"           # an utterance that answers one
+    INTERVIEW = "interview"     # an interview question's answer
+
+
+
 @dataclass(frozen=True, slots=True)
 class Answered(Event):
     """A model's answer to one call, beside the sha256 of the exact prompt bytes.
@@ -184,7 +204,7 @@ class Answered(Event):
     kind: ClassVar[str] = "answered"
     concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
     villager: int
-    purpose: str          # "questions", "statement" or "night"
+    purpose: str          # a Purpose (its text)
     index: int            # 0 for the questions call and a night's plan; a statement's question number
     model: str
     digest: str
@@ -203,7 +223,7 @@ class Refusal(Event):
     kind: ClassVar[str] = "refusal"
     concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
     villager: int
-    purpose: str
+    purpose: str          # a Purpose (its text)
     index: int
     check: str
     reason: str

@@ -20,6 +20,7 @@ import click
 
 from kernel.cli import CONTEXT
 from kernel.cli.scenarios_cmd import text_table
+from kernel.events import Purpose
 
 QUOTE = 160
 """An answer is quoted to at most this many characters, its spaces collapsed."""
@@ -179,7 +180,7 @@ def lines(m) -> list[str]:
     if m.worst:
         out += ["", "  the worst answers (the most reasons, then the longest loop, then the most digits):"]
         for a in m.worst:
-            what = a.purpose if a.purpose != "statement" else f"statement {a.index}"
+            what = a.purpose if a.purpose != Purpose.STATEMENT else f"statement {a.index}"
             out.append(f"    {names.get(a.villager, a.villager)} at tick {a.tick}, {what} "
                        f"({', '.join(a.marks.reasons)}): {quote(a.text)}")
     out += [f"  note: {x}" for x in m.notes]

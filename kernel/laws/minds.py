@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kernel.events import Purpose
 from kernel.laws._errors import LawError, integer
 from kernel.laws.retrieval import cosine
 from kernel.laws.statement import plain
@@ -257,13 +258,14 @@ def alike(vectors: Sequence[np.ndarray]) -> tuple[float, int]:
 
 # --- the sums ---------------------------------------------------------------------------------
 
-PURPOSES = ("questions", "statement", "night", "basins", "keywords", "plan", "talk", "answer")
+PURPOSES = (Purpose.QUESTIONS, Purpose.STATEMENT, Purpose.NIGHT, Purpose.BASINS, Purpose.KEYWORDS,
+            Purpose.PLAN, Purpose.TALK, Purpose.ANSWER)
 """The purposes of a generation call, in the order a round and a night make them: a
 reflection's two, the night's consolidation plan, then, where a run has basins and plans,
 the basins' update, a keyword consolidation and the plan for tomorrow, and, where its
 villagers talk, an utterance started at a meeting and an answer to one."""
 INTERESTS = ("basins", "keywords", "plan")
-TALKS = ("talk", "answer")
+TALKS = (Purpose.TALK, Purpose.ANSWER)
 ALWAYS = PURPOSES[:3]
 """The purposes every measure shows, with answers or none; the others where a run has any."""
 

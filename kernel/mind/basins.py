@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from kernel import events as ev
 from kernel.errors import Refused
+from kernel.events import Purpose
 from kernel.laws import attractor as la
 from kernel.laws.memory import Memory
 from kernel.laws.window import collapse
@@ -264,7 +265,7 @@ def basins_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Seque
                                day_names(shown, d.villager, names))
         ups.append(Update(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
                           shown=shown, prompt=prompt, schema=schema))
-    said = calls.generate_all(oracle, [calls.ask(st, "basins", u.prompt, u.schema, u.seed,
+    said = calls.generate_all(oracle, [calls.ask(st, Purpose.BASINS, u.prompt, u.schema, u.seed,
                                                  limit=a.limit) for u in ups])
     events: list[ev.Event] = []
     after = dict(states)
@@ -281,12 +282,12 @@ def _judged(u: Update, state: la.AttractorState, a: AttractorSettings) -> list[e
     """One update answer: its `Answered`, then a refusal for each part that fails, then the
     accepted rest as one `BasinsMoved` (none where the answer is not the shape at all)."""
     assert u.said is not None
-    events: list[ev.Event] = [calls.answered(u.villager, "basins", 0, u.seed, u.prompt, u.said)]
+    events: list[ev.Event] = [calls.answered(u.villager, Purpose.BASINS, 0, u.seed, u.prompt, u.said)]
     try:
         got = shaped(u.said, update_schema())
     except Refused as e:
         u.refused.append(Refusal("shaped", str(e)))
-        return [*events, calls.refusal(u.villager, "basins", 0, u.refused[-1])]
+        return [*events, calls.refusal(u.villager, Purpose.BASINS, 0, u.refused[-1])]
     parts = _Parts(state, u)
     for i, item in enumerate(got["updates"], start=1):
         parts.update(i, item)
@@ -333,12 +334,12 @@ class _Parts:
         label, delta = item["basin"], item["delta"]
         s = self.slug(label)
         if s is None or not self.state.has(s):
-            return self.refuse("basins", i, "unknown",
+            return self.refuse(Purpose.BASINS, i, "unknown",
                                f"{self.u.name} has no basin {label!r} to move")
         if s in self.slugs:
-            return self.refuse("basins", i, "twice", f"basin {label!r} is moved twice")
+            return self.refuse(Purpose.BASINS, i, "twice", f"basin {label!r} is moved twice")
         if isinstance(delta, bool) or not isinstance(delta, int | float) or not math.isfinite(delta):
-            return self.refuse("basins", i, "delta", f"basin {label!r} has delta {delta!r}, "
+            return self.refuse(Purpose.BASINS, i, "delta", f"basin {label!r} has delta {delta!r}, "
                                                      f"which is not a finite number")
         clamped = max(-PARAMS.max_delta, min(PARAMS.max_delta, float(delta)))
         self.slugs.append(s)
@@ -349,10 +350,10 @@ class _Parts:
     def born(self, label: str) -> None:
         s = _slug_or_none(label)
         if s is None:
-            return self.refuse("new-basin", 1, "label",
+            return self.refuse(Purpose.NEW_BASIN, 1, "label",
                                f"the new basin {label!r} has no letter or digit")
         if self.state.has(s):
-            return self.refuse("new-basin", 1, "exists",
+            return self.refuse(Purpose.NEW_BASIN, 1, "exists",
                                f"{self.u.name} has a basin {label!r} already")
         self.new_label = label
 
@@ -360,10 +361,10 @@ class _Parts:
         a, b = (self.slug(x) for x in pair)
         if a is None or b is None:
             unknown = pair[0] if a is None else pair[1]
-            return self.refuse("basin-link", i, "unknown",
+            return self.refuse(Purpose.BASIN_LINK, i, "unknown",
                                f"{self.u.name} has no basin {unknown!r} to connect")
         if a == b:
-            return self.refuse("basin-link", i, "same", f"basin {pair[0]!r} is linked to itself")
+            return self.refuse(Purpose.BASIN_LINK, i, "same", f"basin {pair[0]!r} is linked to itself")
         self.links.append((a, b))
 
 
@@ -389,16 +390,16 @@ def _consolidations(now: int, ups: Sequence[Update], states: Mapping[int, la.Att
                 prompt = render(st.template(BASINS_KEYWORDS), name=u.name, label=b.label,
                                 keywords=list(b.keywords), count=KEYWORDS_KEPT)
                 due.append((u, b, prompt, k + 1, now + u.villager + k + 1))
-    asks = [calls.ask(st, "keywords", p, keywords_schema(request=True), seed, limit=a.limit)
+    asks = [calls.ask(st, Purpose.KEYWORDS, p, keywords_schema(request=True), seed, limit=a.limit)
             for _, _, p, _, seed in due]
     events: list[ev.Event] = []
     for (u, b, prompt, k, seed), said in zip(due, calls.generate_all(oracle, asks), strict=True):
         # `index` is the basin's number among the villager's, from 1
-        events.append(calls.answered(u.villager, "keywords", k, seed, prompt, said))
+        events.append(calls.answered(u.villager, Purpose.KEYWORDS, k, seed, prompt, said))
         try:
             words = shaped(said, keywords_schema())["keywords"]
         except Refused as e:
-            events.append(calls.refusal(u.villager, "keywords", k, Refusal("shaped", str(e))))
+            events.append(calls.refusal(u.villager, Purpose.KEYWORDS, k, Refusal("shaped", str(e))))
             continue
         events.append(ev.KeywordsConsolidated(villager=u.villager, basin=b.slug,
                                               keywords=tuple(words)[:KEYWORDS_KEPT]))

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from kernel import events as ev
 from kernel.calendar import Calendar
 from kernel.errors import Refused
+from kernel.events import Purpose
 from kernel.laws import attractor as la
 from kernel.laws.memory import Memory
 from kernel.laws.perception import meal_cell
@@ -172,7 +173,7 @@ def plan_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequenc
         plans.append(Planning(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
                               prompt=prompt, schema=schema, people=people, places=cells,
                               where=where))
-    said = calls.generate_all(oracle, [calls.ask(st, "plan", x.prompt, x.schema, x.seed,
+    said = calls.generate_all(oracle, [calls.ask(st, Purpose.PLAN, x.prompt, x.schema, x.seed,
                                                  limit=p.limit) for x in plans])
     events: list[ev.Event] = []
     for x, got in zip(plans, said, strict=True):
@@ -183,18 +184,18 @@ def plan_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequenc
 
 def _judged(x: Planning, day: int, most: int) -> list[ev.Event]:
     assert x.said is not None
-    events: list[ev.Event] = [calls.answered(x.villager, "plan", 0, x.seed, x.prompt, x.said)]
+    events: list[ev.Event] = [calls.answered(x.villager, Purpose.PLAN, 0, x.seed, x.prompt, x.said)]
     try:
         got = shaped(x.said, plan_schema(most))
     except Refused as e:
         x.refused.append(Refusal("shaped", str(e)))
-        return [*events, calls.refusal(x.villager, "plan", 0, x.refused[-1])]
+        return [*events, calls.refusal(x.villager, Purpose.PLAN, 0, x.refused[-1])]
     taken: list[tuple[str, int | tuple[int, int] | None]] = []
     for i, item in enumerate(got["plan"], start=1):
         verdict = judge(item, x, taken)
         if isinstance(verdict, Refusal):
             x.refused.append(verdict)
-            events.append(calls.refusal(x.villager, "plan", i, verdict))
+            events.append(calls.refusal(x.villager, Purpose.PLAN, i, verdict))
             continue
         act, target = verdict
         taken.append(verdict)

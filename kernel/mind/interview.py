@@ -28,6 +28,7 @@ import numpy as np
 
 from kernel import laws
 from kernel.errors import Refused
+from kernel.events import Purpose
 from kernel.laws.memory import Memory
 from kernel.mind import calls
 from kernel.mind.calls import Refusal
@@ -39,7 +40,7 @@ from kernel.seam import Rendered, TemplateFile, render, shaped
 from kernel.seam.interview import interview_schema
 from kernel.seam.schemas import CITES, SAID
 
-PURPOSE = "interview"
+PURPOSE = Purpose.INTERVIEW
 """The purpose of an interview's call, in the log of calls and the recording."""
 
 

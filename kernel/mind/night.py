@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 from kernel import events as ev
 from kernel.errors import Refused
+from kernel.events import Purpose
 from kernel.laws import felt as lf
 from kernel.laws.memory import PROTECTED, Memory
 from kernel.laws.reflection import recent
@@ -202,7 +203,9 @@ def night_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequen
 
 def _ask_plans(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequence[Memory]],
                book: FeltBook, oracle, st: Settings, ns: NightSettings) -> list[Plan]:
-    """One plan call for each villager with enough rows felt since its last night, in order."""
+    """One plan call for each villager with enough rows felt since its last night, in order,
+    asked together as every other round is (`calls.generate_all`): no plan's prompt reads
+    another's answer, so the answers, and the events, are those of the asks made one by one."""
     since = now - book.ticks_per_day
     plans: list[Plan] = []
     for d in villagers:
@@ -217,11 +220,13 @@ def _ask_plans(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequenc
         prompt = render(st.template(NIGHT), name=d.name,
                         memories=collapse(shown, st.hours(now)))
         schema = plan_schema(ns.groups, ns.members, [m.id for m in shown], anchors)
-        p = Plan(villager=d.villager, name=d.name, now=now, seed=now + d.villager, shown=shown,
-                 prompt=prompt, schema=schema)
-        p.said = oracle.generate(calls.ask(st, "night", prompt, p.schema, p.seed,
-                                           limit=ns.limit))
-        plans.append(p)
+        plans.append(Plan(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
+                          shown=shown, prompt=prompt, schema=schema))
+    if not plans:
+        return plans        # nobody to ask: no call at all
+    asks = [calls.ask(st, Purpose.NIGHT, p.prompt, p.schema, p.seed, limit=ns.limit) for p in plans]
+    for p, said in zip(plans, calls.generate_all(oracle, asks), strict=True):
+        p.said = said
     return plans
 
 
@@ -242,12 +247,12 @@ def _consolidate(now: int, p: Plan, check: bytes, book: FeltBook) -> list[ev.Eve
     absorbed group folded into `book` before the next is judged). `check` is the plan's
     shape as the seam reads it; which ids a group may hold is judged group by group."""
     assert p.said is not None
-    events: list[ev.Event] = [calls.answered(p.villager, "night", 0, p.seed, p.prompt, p.said)]
+    events: list[ev.Event] = [calls.answered(p.villager, Purpose.NIGHT, 0, p.seed, p.prompt, p.said)]
     try:
         plan = shaped(p.said, check)
     except Refused as e:
         p.refused = Refusal("shaped", str(e))
-        events.append(calls.refusal(p.villager, "night", 0, p.refused))
+        events.append(calls.refusal(p.villager, Purpose.NIGHT, 0, p.refused))
         return events
     shown = {m.id for m in p.shown}
     claimed: set[int] = set()
@@ -256,7 +261,7 @@ def _consolidate(now: int, p: Plan, check: bytes, book: FeltBook) -> list[ev.Eve
                       shown, claimed, book, book.laws)
         p.groups.append(group)
         if group.refused is not None:
-            events.append(calls.refusal(p.villager, "night", i, group.refused))
+            events.append(calls.refusal(p.villager, Purpose.NIGHT, i, group.refused))
             continue
         claimed.update((group.anchor, *group.absorbed))
         e = ev.Absorbed(villager=p.villager, group=i, anchor=group.anchor,

@@ -43,6 +43,7 @@ import numpy as np
 from kernel import events as ev
 from kernel import laws
 from kernel.errors import Refused, VillageError
+from kernel.events import Purpose
 from kernel.mind import calls, refeel
 from kernel.mind.calls import Refusal
 from kernel.mind.felt import FeltBook
@@ -250,7 +251,7 @@ def _ask_questions(now: int, due: Sequence[Due], rows: _Rows, oracle,
     asking = [r for r in refl if r.window]
     # Each ask's request names the words of its own window; the seam checks the one shape.
     saids = calls.generate_all(oracle, [
-        calls.ask(st, "questions", r.prompt,
+        calls.ask(st, Purpose.QUESTIONS, r.prompt,
                   asked_schema(st.questions, request=True, bounded=st.bounded,
                                words=line_words(m.text for m in r.window)), r.seed)
         for r in asking])
@@ -311,7 +312,7 @@ def _rank_and_state(now: int, refl: Sequence[Reflection], rows: _Rows, seen: _Se
             lines = {x.memory.id: x.memory.text for x in s.ranked}
             s.schema = drawn_schema(ids, lines=lines, bounded=st.bounded)
             s.check = drawn_schema(ids, request=False, bounded=st.bounded)
-            asks.append(calls.ask(st, "statement", s.prompt, s.schema, r.seed))
+            asks.append(calls.ask(st, Purpose.STATEMENT, s.prompt, s.schema, r.seed))
             r.statements.append(s)
     stated = [s for r in refl for s in r.statements]
     for s, said in zip(stated, calls.generate_all(oracle, asks), strict=True):
@@ -430,14 +431,14 @@ def _events(refl: Sequence[Reflection],
     events: list[ev.Event] = []
     for r in refl:
         if r.said is not None:
-            events.append(calls.answered(r.villager, "questions", 0, r.seed, r.prompt, r.said))
+            events.append(calls.answered(r.villager, Purpose.QUESTIONS, 0, r.seed, r.prompt, r.said))
             if r.refused is not None:
-                events.append(calls.refusal(r.villager, "questions", 0, r.refused))
+                events.append(calls.refusal(r.villager, Purpose.QUESTIONS, 0, r.refused))
         for s in r.statements:
-            events.append(calls.answered(r.villager, "statement", s.index, r.seed, s.prompt,
+            events.append(calls.answered(r.villager, Purpose.STATEMENT, s.index, r.seed, s.prompt,
                                          s.said))
             if s.refused is not None:
-                events.append(calls.refusal(r.villager, "statement", s.index, s.refused))
+                events.append(calls.refusal(r.villager, Purpose.STATEMENT, s.index, s.refused))
             else:
                 events.extend(wrote[(r.villager, s.index)])
     return events

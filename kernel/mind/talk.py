@@ -47,6 +47,7 @@ from kernel import events as ev
 from kernel import laws
 from kernel.calendar import Calendar
 from kernel.errors import Refused
+from kernel.events import Purpose
 from kernel.laws.memory import Memory
 from kernel.mind import calls
 from kernel.mind.calls import Refusal
@@ -57,7 +58,7 @@ from kernel.seam import Rendered, render, shaped
 from kernel.seam.schemas import CITES, SAID
 from kernel.seam.talk import TALK, talk_schema
 
-START, ANSWER = "talk", "answer"
+START, ANSWER = Purpose.TALK, Purpose.ANSWER
 """The purposes of the two calls: an utterance started at a meeting, and an answer to one."""
 
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kernel.events import Purpose
 from kernel.oracle.base import Cost
 
 ROUND = ("questions", "statement")
@@ -42,9 +43,9 @@ def parts(costs: Sequence[Cost]) -> list[Part]:
     out: list[list[Cost]] = []
     kinds: list[str] = []
     for c in costs:
-        kind = "night" if c.purpose == "night" else "round"
+        kind = "night" if c.purpose == Purpose.NIGHT else "round"
         starts = (c.kind == "generate" and (not kinds or kind != kinds[-1] or (
-            c.purpose == "questions" and out[-1][-1].purpose != "questions")))
+            c.purpose == Purpose.QUESTIONS and out[-1][-1].purpose != Purpose.QUESTIONS)))
         if starts or not out:
             out.append([])
             kinds.append(kind)

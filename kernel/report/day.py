@@ -43,11 +43,12 @@ import numpy as np
 
 from kernel import events as ev
 from kernel.calendar import DAY
+from kernel.engine.phases import PHASES
 from kernel.engine.projection import MemoryProjection
 from kernel.engine.replay import follow, recorded_oracle, replay
-from kernel.engine.run import PHASES
 from kernel.engine.scenario import Scenario, load_rules
 from kernel.errors import VillageError
+from kernel.events import Purpose
 from kernel.laws.memory import Memory
 from kernel.log import read_header, verify
 from kernel.mind.night import FEWEST_FELT, night_of
@@ -146,9 +147,9 @@ class _Gather:
 
     def _answered(self, tick: int, e: ev.Answered) -> None:
         self.answerers[(e.model, e.digest)] += 1
-        if e.purpose == "night":
+        if e.purpose == Purpose.NIGHT:
             self.plans.add((tick, e.villager))
-        if e.purpose == "questions" and tick not in self.rounds_at[e.villager]:
+        if e.purpose == Purpose.QUESTIONS and tick not in self.rounds_at[e.villager]:
             self.rounds_at[e.villager].add(tick)
             self.marks[e.villager]["rounds"].append(tick)
 
@@ -578,7 +579,7 @@ def _nights(sc: Scenario, journal: rf.Journal, g: _Gather,
     refused: dict[tuple[int, int], list[RefusalView]] = defaultdict(list)
     for views in g.refusals.values():
         for r in views:
-            if r.purpose == "night":
+            if r.purpose == Purpose.NIGHT:
                 refused[(r.tick, r.villager)].append(r)
     out = []
     people = [p for p in sc.world.people if p.name in sc.reflecting]

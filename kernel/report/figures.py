@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from kernel import events as ev
+from kernel.events import Purpose
 
 FELT = ("night_plans", "plans_refused", "groups_accepted", "groups_refused", "rows_absorbed",
         "rows_forgotten", "rows_refelt", "recurrences")
@@ -32,12 +33,12 @@ def felt(events: Iterable[ev.Event]) -> dict[str, int]:
 
 
 def _answered(n: dict[str, int], e: ev.Answered) -> None:
-    if e.purpose == "night":
+    if e.purpose == Purpose.NIGHT:
         n["night_plans"] += 1
 
 
 def _refusal(n: dict[str, int], e: ev.Refusal) -> None:
-    if e.purpose == "night":
+    if e.purpose == Purpose.NIGHT:
         n["plans_refused" if e.index == 0 else "groups_refused"] += 1
 
 

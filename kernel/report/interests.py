@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from kernel import events as ev
 from kernel.calendar import Calendar
 from kernel.errors import VillageError
+from kernel.events import Purpose
 from kernel.laws import attractor as la
 from kernel.mind.basins import BasinBook
 from kernel.report.views import (
@@ -35,7 +36,7 @@ from kernel.report.views import (
 FROM_DAY = 1
 """The first day (from 0) whose intentions are measured: plans are made at night for the next."""
 
-PURPOSES = ("basins", "new-basin", "basin-link", "keywords")
+PURPOSES = (Purpose.BASINS, Purpose.NEW_BASIN, Purpose.BASIN_LINK, Purpose.KEYWORDS)
 """The refusals of a night's basins calls, by purpose; a plan's are purpose "plan"."""
 
 
@@ -71,8 +72,8 @@ class Gather:
             elif t is ev.Answered:
                 self.asked[e.purpose].add((tick, e.villager))
             elif t is ev.Refusal:
-                if e.purpose == "plan" or e.purpose in PURPOSES:
-                    kind = "plan" if e.purpose == "plan" else "basins"
+                if e.purpose == Purpose.PLAN or e.purpose in PURPOSES:
+                    kind = Purpose.PLAN if e.purpose == Purpose.PLAN else Purpose.BASINS
                     self.refused[(kind, tick, e.villager)].append(e)
             elif t is ev.Intended:
                 self.intended.append((tick, e))
@@ -146,7 +147,7 @@ def _nights(g: Gather, v: int, cal: Calendar) -> tuple[BasinNightView, ...]:
     states = dict(g.snaps.get(v, ()))
     for tick in sorted(t for t, w in g.asked.get("basins", ()) if w == v):
         m = g.moved.get((tick, v))
-        refused = _said(g.refused.get(("basins", tick, v), ()))
+        refused = _said(g.refused.get((Purpose.BASINS, tick, v), ()))
         s = states.get(tick)
         r = readings.get(tick)
         label = {b.slug: b.label for b in s.basins} if s is not None else {}
@@ -200,7 +201,7 @@ def _plans(g: Gather, v: int, names: Mapping[int, str], cal: Calendar,
             shown.append(IntentionView(e.act, aim, MEASURES.get(e.act, ""),
                                        got[1] if got else None, got[2] if got else None))
         out.append(PlanDay(tick=tick, day=cal.day_of(tick) + 2, intentions=tuple(shown),
-                           refused=_said(g.refused.get(("plan", tick, v), ()))))
+                           refused=_said(g.refused.get((Purpose.PLAN, tick, v), ()))))
     return tuple(out)
 
 

@@ -35,6 +35,7 @@ from kernel.engine.replay import follow, replay
 from kernel.engine.scenario import Scenario, load_rules
 from kernel.engine.scenario import load as load_scenario
 from kernel.errors import VillageError
+from kernel.events import Purpose
 from kernel.laws import minds as lm
 from kernel.log import read_header, verify
 from kernel.mind.reflect import Round
@@ -114,8 +115,8 @@ class Gather:
         self._last[e.villager] = c
 
     def _refusal(self, tick: int, e: ev.Refusal) -> None:
-        if e.purpose == "night" and e.index > 0:      # one group of the plan, not the plan
-            c = self._here.get((e.villager, "night", 0))
+        if e.purpose == Purpose.NIGHT and e.index > 0:      # one group of the plan, not the plan
+            c = self._here.get((e.villager, Purpose.NIGHT, 0))
             if c is not None:
                 c.group_checks.append(e.check)
             return
@@ -126,22 +127,22 @@ class Gather:
     def _thought(self, tick: int, e: ev.Thought) -> None:
         self.thoughts.append((tick, e))
         c = self._last.get(e.villager)
-        if c is not None and c.purpose == "statement":
+        if c is not None and c.purpose == Purpose.STATEMENT:
             c.became = "thought"
 
     def _recurred(self, tick: int, e: ev.Recurred) -> None:
-        c = self._here.get((e.villager, "statement", e.index))
+        c = self._here.get((e.villager, Purpose.STATEMENT, e.index))
         if c is not None:
             c.became = "recurred"
 
     def _spoke(self, tick: int, e: ev.Spoke) -> None:
         self.spoken.append(e)
-        c = self._here.get((e.speaker, "answer" if e.reply else "talk", e.listener))
+        c = self._here.get((e.speaker, Purpose.ANSWER if e.reply else Purpose.TALK, e.listener))
         if c is not None:
             c.became = "said"
 
     def _absorbed(self, tick: int, e: ev.Absorbed) -> None:
-        c = self._here.get((e.villager, "night", 0))
+        c = self._here.get((e.villager, Purpose.NIGHT, 0))
         if c is not None:
             c.groups += 1
             c.absorbed += len(e.absorbed)
@@ -240,7 +241,7 @@ def _shown(rounds: Sequence[Round] | None) -> dict[tuple[int, int, int], dict[in
 def _answer(c: _Call, rec: _Recorded, runs: frozenset | None) -> lm.Answer:
     known = rec.tokens.get((c.prompt_sha256, c.text))
     tokens_in, tokens_out, limit, took_ns = known.popleft() if known else (None,) * 4
-    asked = lm.said(c.text) if c.purpose == "questions" else ()
+    asked = lm.said(c.text) if c.purpose == Purpose.QUESTIONS else ()
     return lm.Answer(
         tick=c.tick, villager=c.villager, purpose=c.purpose, index=c.index, text=c.text,
         marks=lm.marks(c.text, c.done_reason, tokens_out, limit), questions=len(asked),
@@ -337,7 +338,7 @@ def measure(g: Gather, inputs: Inputs, *, run: str, names: Mapping[int, str] | N
     who = sorted({a.villager for a in answers} | {t.villager for t in thoughts})
     named = {**g.names, **(names or {})}
     why = [*notes, *inputs.why]
-    if runs is None and any(a.purpose == "questions" for a in answers):
+    if runs is None and any(a.purpose == Purpose.QUESTIONS for a in answers):
         why.append("parroting is not measured: the run's questions template is not known")
     if shown is None and thoughts:
         why.append("near-restatements are not measured: the lines each prompt showed need "
@@ -345,7 +346,7 @@ def measure(g: Gather, inputs: Inputs, *, run: str, names: Mapping[int, str] | N
     return Minds(
         run=run, answers=answers, thoughts=thoughts, all=lm.tally(answers, thoughts, alike_by),
         purposes=tuple((p, lm.tally([a for a in answers if a.purpose == p],
-                                    thoughts if p == "statement" else (), alike_by))
+                                    thoughts if p == Purpose.STATEMENT else (), alike_by))
                        for p in lm.PURPOSES
                        if p in lm.ALWAYS or any(a.purpose == p for a in answers)),
         villagers=tuple((v, named.get(v, f"villager {v}"),

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from kernel import events as ev
 from kernel.engine.replay import replay
 from kernel.engine.scenario import Scenario
+from kernel.events import Purpose
 from kernel.report.figures import FELT, felt
 
 Refused = tuple[tuple[str, str, int], ...]
@@ -50,7 +51,7 @@ class Row:
 
 def _call(e: ev.Refusal) -> str:
     """The call a refusal refused: a night's plan (its first call) or one of its groups."""
-    if e.purpose != "night":
+    if e.purpose != Purpose.NIGHT:
         return e.purpose
     return "night plan" if e.index == 0 else "night group"
 

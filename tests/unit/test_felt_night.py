@@ -396,3 +396,27 @@ def test_the_engines_felt_projection_is_the_minds_felt_book_following_the_log():
     from kernel.mind.felt import FeltBook, FeltRow, FeltState
     assert issubclass(FeltProjection, FeltBook)
     assert {c.__module__ for c in (FeltBook, FeltRow, FeltState)} == {"kernel.mind.felt"}
+
+
+def test_a_nights_plans_are_asked_as_one_round_of_many_asks_like_every_other_round(tmp_path):
+    batches: list[list[str]] = []
+
+    class Rounds(ScriptedOracle):
+        def _generate_many(self, asks):
+            batches.append([a.purpose for a in asks])
+            return super()._generate_many(asks)
+
+    sc = msc.load(make(tmp_path / "felt"))
+    oracle = Rounds([answer] * 10_000, dim=64)
+    engine.run(sc, oracle, tmp_path / "felt.log", projections=[])
+    nights = [b for b in batches if "night" in b]
+    asked = [a.purpose for a in oracle.asked].count("night")
+    assert asked > 0 and sum(len(b) for b in nights) == asked
+    assert all(set(b) == {"night"} for b in nights)          # a round of its own
+    assert any(len(b) > 1 for b in nights)                   # more than one villager a night
+    assert len(nights) == len({e.tick for e in _nights(tmp_path / "felt.log")})
+
+
+def _nights(path):
+    return [t for t in read_ticks(path) if any(e.kind == "answered" and e.purpose == "night"
+                                               for e in t.events)]
