@@ -13,6 +13,8 @@ projections folded as it runs. `scenario.load` resolves a scenario's files once 
 typed values; `scenario.of_world` makes a world run one.
 """
 
+from kernel.engine.frames import Frame, world_frames
+from kernel.engine.phases import PHASES, TickState
 from kernel.engine.projection import (
     Folded,
     MemoryProjection,
@@ -24,15 +26,7 @@ from kernel.engine.projection import (
     memory_of,
 )
 from kernel.engine.replay import Replay, follow, replay
-from kernel.engine.run import (
-    PHASES,
-    Engine,
-    Frame,
-    RunOptions,
-    RunReport,
-    TickState,
-    world_frames,
-)
+from kernel.engine.run import Engine, RunOptions, RunReport
 from kernel.engine.scenario import Scenario, committed, load_rules, of_world, rules_digest
 from kernel.engine.scenario import load as load_scenario
 from kernel.engine.start import run, run_with, run_world

@@ -33,12 +33,12 @@ from pathlib import Path
 
 from kernel import config
 from kernel import events as ev
+from kernel.engine.phases import TickState
 from kernel.engine.run import (
     DEFAULTS,
     Engine,
     RunOptions,
     RunReport,
-    TickState,
     account,
     drive,
     writing,

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernel.engine.felt import FeltProjection
+from kernel.engine.phases import PHASES, Phase
 from kernel.engine.projection import Folded, MemoryProjection, Projection, fold
-from kernel.engine.run import PHASES, Phase, RunReport
+from kernel.engine.run import RunReport
 from kernel.engine.scenario import Scenario
 from kernel.engine.start import run
 from kernel.errors import VillageError

@@ -1,30 +1,25 @@
 """The engine's tick loop: one driver that runs a scenario tick by tick through ordered phases.
 
-Each tick runs the phases in order (world step, given rows, talk, perceive, reflect, night,
-basins, plan).
-A phase is a function of the engine's state and the tick's events so far
-that returns the events it adds. The driver appends the tick's events as
-one frame, then applies the frame to every projection, so the state a later
-tick reads is the log's fold and nothing else. A world run is the same
-driver with nobody due in the reflect phase.
+Each tick runs the phases of kernel.engine.phases in order (world step, given rows, talk,
+perceive, reflect, night, basins, plan), each returning the events it adds. The driver
+appends the tick's events as one frame, then applies the frame to every projection, so the
+state a later tick reads is the log's fold and nothing else. A world run is the same driver
+with nobody due in the reflect phase.
 
-Everything a run reads is checked before its log is created (the scenario
-resolves its files when loaded; a live oracle is asked for every model's
-digest here, before tick 0). An error in any phase stops the run before
-its tick is appended, so the log ends at the last whole tick; a run that
-fails before its first tick leaves no file at all.
+Everything a run reads is checked before its log is created (the scenario resolves its files
+when loaded; a live oracle is asked for every model's digest here, before tick 0). An error
+in any phase stops the run before its tick is appended, so the log ends at the last whole
+tick; a run that fails before its first tick leaves no file at all.
 
-This module owns the order of a tick, the loop, a run's options and its
-report; the rules belong to kernel.laws, the world's step to kernel.world,
-a reflection round to kernel.mind, and the state to the projections. It
-must not know about forks: kernel.engine.fork builds on this loop, and
-kernel.engine.start chooses between the two.
+This module owns the engine's state between ticks, the loop, a run's options and its report;
+the rules belong to kernel.laws, the world's step to kernel.world, a round to kernel.mind, and
+the state to the projections. It must not know about forks: kernel.engine.fork builds on this
+loop, and kernel.engine.start chooses between the two.
 """
 
 from __future__ import annotations
 
 import os
-from collections import ChainMap
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -34,168 +29,20 @@ from kernel import events as ev
 from kernel import laws
 from kernel.calendar import DAY
 from kernel.engine.felt import FeltProjection, felt_of
+from kernel.engine.phases import PHASES, Phase, TickState
 from kernel.engine.projection import MemoryProjection, Projection, VectorsProjection
 from kernel.engine.scenario import Scenario
 from kernel.engine.view import TickView
 from kernel.errors import VillageError
-from kernel.laws.memory import Memory
 from kernel.log import LogWriter
-from kernel.mind.basins import BasinBook, BasinsNight, basins_round, seeded, view
+from kernel.mind.basins import BasinBook, BasinsNight
 from kernel.mind.bonds import BondBook
-from kernel.mind.given import given
-from kernel.mind.intend import IntentBook, Plans, plan_round
-from kernel.mind.night import Night, night_of, night_round
-from kernel.mind.reflect import Due, Round, reflect_round
+from kernel.mind.intend import IntentBook, Plans
+from kernel.mind.night import Night, night_of
+from kernel.mind.reflect import Due, Round
 from kernel.mind.settings import NightSettings, Settings
-from kernel.mind.talk import Meeting, Talk, TalkBook, talk_round
-from kernel.world.step import World, initial, step
-
-
-@dataclass
-class TickState:
-    """What the phases of one tick hand on to each other, besides its events: the tick's view
-    (its events perceived once, kernel.engine.view) and what each phase made."""
-
-    tick: int
-    view: TickView
-    seen: tuple[Memory, ...] = ()       # the rows the world's events give, before the mind's
-    round: Round | None = None
-    night: Night | None = None
-    basins: BasinsNight | None = None
-    plans: Plans | None = None
-    talk: Talk | None = None
-
-
-Phase = Callable[["Engine", TickState, Sequence[ev.Event]], Sequence[ev.Event]]
-
-
-def world_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
-    """The world steps: every villager acts by the seeded policy, choosing by the day's
-    intentions where the thought settings carry plans out."""
-    en.world, events = step(en.world, ts.tick, en.intentions(ts.tick))
-    return events
-
-
-def given_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
-    """The rows a villager founded at this tick is given (kernel.mind.given), right after its
-    founding, before it perceives anything."""
-    return given(so_far, en.given)
-
-
-def talk_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
-    """Where the thought settings have a talk block: the words said at this tick's meetings,
-    before anyone perceives them (kernel.mind.talk), so the rows they give are in the tick's
-    rows that every later phase reads."""
-    st = en.settings
-    if st is None or st.talk is None or en.talks is None:
-        return ()
-    talkers = en.talkers
-    viewers = [e for e in so_far if isinstance(e, ev.CameIntoSight)
-               and e.viewer in talkers and e.seen in talkers]
-    if not viewers:
-        return ()
-    view = ts.view
-    rows, state = view.rows(so_far), view.sight(so_far)
-    ids = sorted({v for e in viewers for v in (e.viewer, e.seen)})
-    streams = view.streams(so_far, ids)
-    book = en.felt.scratch(ids, ts.tick, rows, so_far) if en.felt is not None else None
-    m = Meeting(now=ts.tick, day=en.scenario.world.calendar.day_of(ts.tick), names=en.names,
-                talkers=talkers, sees=state.sees, founded=en.founded, streams=streams, felt=book,
-                vectors=en.vectors.by_id, bond=_bond(en, ts.tick))
-    ts.talk = talk_round(so_far, m, en.talks, en.oracle, st,
-                         lambda extra: view.rows((*so_far, *extra)))
-    return () if ts.talk is None else ts.talk.events
-
-
-def _bond(en: Engine, tick: int) -> Callable[[int, int], str]:
-    """How a talk prompt says a villager's bond to another at `tick` (the bond book's words);
-    "" where the importance table has no valences to value a bond by."""
-    bonds, names = en.bonds, en.names
-    if bonds is None:
-        return lambda a, b: ""
-    return lambda a, b: bonds.said(a, b, tick, names[b])
-
-
-def perceive_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
-    """What the villagers perceive of the world's events, seen before anyone reflects on them."""
-    if en.due(ts.tick):
-        ts.seen = ts.view.rows(so_far)
-    return ()
-
-
-def reflect_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
-    """One reflection round for every villager due at this tick; nobody due, no events."""
-    due = en.due(ts.tick)
-    if not due:
-        return ()
-    streams = ts.view.every_stream(ts.seen)
-    # the due villagers' felt state as the round begins: this tick's rows born, nothing re-felt
-    felt = (en.felt.scratch([d.villager for d in due], ts.tick, ts.seen)
-            if en.felt is not None else None)
-    interests = ({d.villager: view(en.basins.of(d.villager), en.settings) for d in due}
-                 if en.basins is not None else None)
-    vectors = (ChainMap(dict(ts.talk.vectors), en.vectors.by_id) if ts.talk is not None
-               else en.vectors.by_id)
-    ts.round = reflect_round(ts.tick, due, streams, vectors, en.oracle, en.settings,
-                             next_id=en.memory.next_id + len(ts.seen), felt=felt,
-                             interests=interests)
-    return ts.round.events
-
-
-def night_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
-    """The night at a day's last tick, after its reflections, for every villager who reflects,
-    where the thought settings have a night block: consolidation, then forgetting."""
-    who = en.nightly(ts.tick)
-    if not who:
-        return ()
-    # what this tick gave so far (its world rows and its thoughts), as the log will hold it
-    rows = ts.view.rows(so_far)
-    ids = [d.villager for d in who]
-    book = en.felt.scratch(ids, ts.tick, rows, so_far)
-    streams = ts.view.streams(so_far, ids)
-    ts.night = night_round(ts.tick, who, streams, book, en.oracle, en.settings, en.night)
-    return ts.night.events
-
-
-def basins_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
-    """Where the thought settings have an attractor block: each villager who reflects and is
-    founded at this tick is seeded with its world config's basins; at a night, after
-    consolidation, each one holding basins has its update (kernel.mind.basins)."""
-    if en.basins is None:
-        return ()
-    events = seeded(so_far, en.seeds)
-    who = en.nightly(ts.tick)
-    if not who:
-        return events
-    states = en.basins.after(events)
-    streams = ts.view.streams(so_far, [d.villager for d in who])
-    names = {p.id: p.name for p in en.scenario.world.people}
-    ts.basins = basins_round(ts.tick, who, streams, states, en.oracle, en.settings,
-                             en.scenario.world.ticks_per_day, names)
-    return (*events, *ts.basins.events)
-
-
-def plan_phase(en: Engine, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
-    """Where the thought settings have a plan block: at a night, after the basins, each
-    villager who reflects proposes its plan for tomorrow (kernel.mind.intend)."""
-    who = en.nightly(ts.tick) if en.settings is not None and en.settings.plan else []
-    if not who:
-        return ()
-    rows = ts.view.rows(so_far)
-    streams = ts.view.streams(so_far, [d.villager for d in who])
-    states = en.basins.after(so_far) if en.basins is not None else {}
-    book = en.felt.scratch([d.villager for d in who], ts.tick, rows, so_far) if en.felt else None
-    names = {p.id: p.name for p in en.scenario.world.people}
-    ts.plans = plan_round(ts.tick, who, streams, states, book, names, en.oracle, en.settings,
-                          en.scenario.world.calendar)
-    return ts.plans.events
-
-
-PHASES: tuple[tuple[str, Phase], ...] = (
-    ("world", world_phase), ("given", given_phase), ("talk", talk_phase),
-    ("perceive", perceive_phase), ("reflect", reflect_phase), ("night", night_phase),
-    ("basins", basins_phase), ("plan", plan_phase),
-)
+from kernel.mind.talk import Talk, TalkBook
+from kernel.world.step import World, initial
 
 
 class Engine:
@@ -500,22 +347,3 @@ def _remove(p: Path) -> None:
         p.unlink()
     except FileNotFoundError:
         pass
-
-
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """One tick of the world alone: its events, and the world after it."""
-
-    tick: int
-    events: tuple[ev.Event, ...]
-    world: World
-
-
-def world_frames(world_config, ticks: int):
-    """The world's ticks as frames from tick 0, stepped and nothing else: nothing logged or folded."""
-    if type(ticks) is not int or ticks < 0:
-        raise VillageError(f"a run is a whole number of ticks >= 0, not ticks={ticks!r}")
-    w = initial(world_config)
-    for t in range(ticks):
-        w, events = step(w, t)
-        yield Frame(tick=t, events=events, world=w)

@@ -19,8 +19,9 @@ import os
 from collections.abc import Callable, Sequence
 
 from kernel.engine import fork
+from kernel.engine.phases import PHASES, Phase
 from kernel.engine.projection import Projection
-from kernel.engine.run import PHASES, Phase, RunOptions, RunReport, run_loop
+from kernel.engine.run import RunOptions, RunReport, run_loop
 from kernel.engine.scenario import Scenario, of_world
 from kernel.mind.reflect import Round
 from kernel.mind.settings import Settings
