@@ -125,3 +125,10 @@ def follow(log: str | os.PathLike, projections: Sequence[Projection], *,
         follow_engine(mem, None)
     done = fold(log, [mem, *projections] if mem is not None else projections)
     return mem, done
+
+
+def at(log: str | os.PathLike, tick: int | None, projections: Sequence[Projection]) -> Folded:
+    """Fold `projections` over a log on disk, once, up to and with `tick` (None: its last):
+    a view of a log as it stood at a tick (an interview's, the news') takes this one fold, as a
+    view of a scenario takes `replay`. Where the fold ended says whether the log reached `tick`."""
+    return fold(log, projections, until=tick)

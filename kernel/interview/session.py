@@ -30,7 +30,8 @@ import numpy as np
 
 from kernel import config, laws
 from kernel.engine.felt import felt_of
-from kernel.engine.projection import MemoryProjection, fold
+from kernel.engine.projection import MemoryProjection
+from kernel.engine.replay import at as folded_at
 from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
 from kernel.interview.battery import FULL, Battery, Question, Variant, other_of
@@ -116,7 +117,7 @@ def at(log: str | os.PathLike, sc: Scenario, tick: int | None, *,
         ps.append(felt.follow(mem))
     if basins is not None:
         ps.append(basins)
-    done = fold(log, ps, until=tick)
+    done = folded_at(log, tick, ps)
     if done.last_tick is None:
         raise VillageError(f"the log {log} holds no tick to interview at")
     if tick is not None and tick > done.last_tick:

@@ -248,6 +248,7 @@ class _Rerun:
     stopped: str | None = None
     log: _Log | None = None      # the log it wrote; None when no tick reached it
     measured: tuple = (None, None)   # what became of the intentions, read off that log
+    interviews: tuple = (None, None)  # the committed interviews asked again of that log
 
 
 def _talk_cuts(oracle, cuts: list):
@@ -281,7 +282,8 @@ def _food_phase(every: int, last: int, into: list):
 
 def _replayed(sc: Scenario, views: _Views, *, measure: bool = False) -> _Rerun:
     """Replay `sc` once, with the report's projections folded and the food kept as it runs;
-    with `measure`, what became of its intentions is read off the replay's log before it goes."""
+    with `measure`, what became of its intentions, and its committed interviews asked again,
+    are read off the replay's log before it goes."""
     got = _Rerun()
     oracle = recorded_oracle(sc)
     every = max(1, sc.ticks // SNAPSHOTS)
@@ -297,6 +299,9 @@ def _replayed(sc: Scenario, views: _Views, *, measure: bool = False) -> _Rerun:
                     on_round=on_round, out=out)
         if measure and rp.header is not None:
             got.measured = ri.measured(views.interests, sc, out)
+            # the committed interviews are asked of this replay's log, not of a second replay
+            got.interviews = (rint.of(sc, out) if rp.stopped is None
+                              else rint.not_replayed(sc, rp.stopped))
     views.memory = rp.memory
     report = rp.report
     got.rounds = list(report.rounds)
@@ -404,7 +409,7 @@ def _of_scenario(sc: Scenario, exemplars: str | os.PathLike | None) -> Day:
     if rerun.log is None:
         raise VillageError(f"scenario {sc.name} did not replay a single tick: {rerun.stopped}")
     return _build(rerun.log, sc, views, rerun, None, shown=sc.name, measured=rerun.measured,
-                  interviews=rint.of(sc))
+                  interviews=rerun.interviews)
 
 
 def _of_log(log: Path, exemplars: str | os.PathLike | None) -> Day:

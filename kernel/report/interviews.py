@@ -73,10 +73,19 @@ def of(sc: Scenario | None, log: str | os.PathLike | None = None
             out = Path(d) / f"{sc.name}.log"
             rp = replay(sc, out=out)
             if rp.stopped is not None:
-                return None, f"the scenario did not replay, so its interviews are not shown: {rp.stopped}"
+                return not_replayed(sc, rp.stopped)
             return _of(sc, out, path)
     except VillageError as e:
         return None, f"the committed interviews could not be asked again: {e}"
+
+
+def not_replayed(sc: Scenario | None, stopped: BaseException
+                 ) -> tuple[InterviewsView | None, str | None]:
+    """Why `sc`'s committed interviews are not shown where its replay stopped at `stopped`;
+    (None, None) where it has none to show."""
+    if sc is None or sc.world_only or not ir.committed_path(sc).is_file():
+        return None, None
+    return None, f"the scenario did not replay, so its interviews are not shown: {stopped}"
 
 
 def _of(sc: Scenario, log: Path, path: Path) -> tuple[InterviewsView | None, str | None]:

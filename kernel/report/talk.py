@@ -78,7 +78,8 @@ def diffusion_of(log: str | os.PathLike, *, importance: str | os.PathLike | None
     of the home's scenario that the log's header names, else the home's world (and
     `importance`, where given, else the home's table). The log is only read."""
     from kernel.engine import scenario as msc
-    from kernel.engine.projection import MemoryProjection, fold
+    from kernel.engine.projection import MemoryProjection
+    from kernel.engine.replay import at
     from kernel.log import read_header
     from kernel.report.source import scenario_for
 
@@ -90,7 +91,7 @@ def diffusion_of(log: str | os.PathLike, *, importance: str | os.PathLike | None
         sc = msc.of_world(importance=importance or "importance")
     mem, talk = MemoryProjection(sc.rules), NewsFold(sc.world.ticks_per_day)
     try:
-        fold(log, [mem, talk])
+        at(log, None, [mem, talk])
     except LawError as e:
         raise LawError(f"{log.name} cannot be perceived under {table} ({' '.join(str(e).split())}): "
                        f"give the run's own with --importance") from None

@@ -197,6 +197,14 @@ def test_a_view_replays_a_scenario_once_and_folds_its_projections_while_it_runs(
     assert counted == {"runs": 1, "folds": 0}
 
 
+@pytest.mark.slow    # a week replayed and its interviews asked again: about 10 s
+def test_a_scenarios_report_with_committed_interviews_replays_it_once_and_asks_them_of_that_log(
+        counted):
+    d = day(engine.load_scenario("week-of-three"))
+    assert counted["runs"] == 1
+    assert d.interviews is not None and d.interviews_note is None
+
+
 def test_a_logs_report_replays_its_recorded_run_once_and_never_folds_the_log(three_log,
                                                                              counted):
     d = day(three_log)
