@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, MutableMapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import itemgetter
@@ -218,15 +218,17 @@ Embedder = Callable[[Sequence[str]], Sequence[np.ndarray | None]]
 
 
 class RecordedVectors:
-    """The vectors a recording holds, by text: what a run's embedding calls answered."""
+    """The vectors a recording holds, by text: what a run's embedding calls answered (the
+    first vector a text was given), leaving out the calls whose purpose is in `leaving_out`
+    (an interview's, recorded after the run's)."""
 
-    def __init__(self, exemplars: str | os.PathLike):
+    def __init__(self, exemplars: str | os.PathLike, *, leaving_out: Collection[str] = ()):
         from kernel.oracle import exemplar
         doc = exemplar.load(exemplars)
         self.path = Path(exemplars)
         self.by_text: dict[str, np.ndarray] = {}
         for call in doc["calls"]:
-            if call["kind"] != "embed":
+            if call["kind"] != "embed" or call["purpose"] in leaving_out:
                 continue
             for text, vec in zip(call["texts"], exemplar.vectors(call), strict=True):
                 self.by_text.setdefault(text, vec)

@@ -30,7 +30,7 @@ import numpy as np
 
 from kernel import config, laws
 from kernel.engine.felt import felt_of
-from kernel.engine.projection import MemoryProjection
+from kernel.engine.projection import MemoryProjection, RecordedVectors
 from kernel.engine.replay import at as folded_at
 from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
@@ -91,16 +91,8 @@ embedded are read from every embedding call but these."""
 
 def recorded_vectors(path: str | os.PathLike) -> dict[str, np.ndarray]:
     """The vectors a run's recording holds, by text, from its own embedding calls (not an
-    interview's recorded after them)."""
-    from kernel.oracle import exemplar
-
-    out: dict[str, np.ndarray] = {}
-    for call in exemplar.load(path)["calls"]:
-        if call["kind"] != "embed" or call["purpose"] in PURPOSES:
-            continue
-        for text, vec in zip(call["texts"], exemplar.vectors(call), strict=True):
-            out.setdefault(text, vec)
-    return out
+    interview's recorded after them): the engine's RecordedVectors, leaving those out."""
+    return RecordedVectors(path, leaving_out=PURPOSES).by_text
 
 
 def at(log: str | os.PathLike, sc: Scenario, tick: int | None, *,
