@@ -1,8 +1,8 @@
 """A round of asks live with the default model: one at a time, served together, and the floor.
 
 This module owns the embedded backend's speed figure (`python -m bench bench_live`). It takes
-the rounds of a bench world's recording (bench/worlds/day-of-six/recording.json: its six
-villagers' questions, then their statements), puts each recorded ask's exact prompt, schema
+the rounds of a bench world's recording (bench/worlds/opening-of-six/recording.json: its
+six villagers' questions, then their statements), puts each recorded ask's exact prompt, schema
 and options to the default generation model of configs/models.json, and answers every round
 twice in one process: one ask at a time with nothing reused (`sequences` 1), then served
 together (`kernel.oracle.serving`, the config's `sequences`). Then the floor: for each ask,
@@ -19,8 +19,12 @@ time) over the floor's mean for the same calls; same bytes whether the served an
 byte for byte. It must not write a recording or a log, or assert anything of a time: a second
 here is this machine's, under its load.
 
-`BENCH_WORLD` names the world (default day-of-six), `BENCH_PURPOSES` the rounds (default
-questions,statement), `BENCH_CALLS` the most asks of a round (default all).
+The default world, opening-of-six, was recorded with configs/opening's templates: a villager's
+questions and statements open with who it is and its day, so served together its statements
+read only what follows the opening its questions read (`kernel.oracle.serving` keeps it);
+one at a time, every ask reads its whole prompt. `BENCH_WORLD` names the world (day-of-six's
+prompts open with nothing), `BENCH_PURPOSES` the rounds (default questions,statement),
+`BENCH_CALLS` the most asks of a round (default all).
 """
 
 from __future__ import annotations
@@ -65,11 +69,13 @@ def _floor(llm: Any, filler: Any, ask: Any, said: Any) -> tuple[float, int, int]
 
 
 def run() -> list[str]:
+    import dataclasses
+
     from kernel import config
     from kernel.oracle.llamacpp import LlamaCppOracle
 
     cfg = config.load("models", schema="models")
-    world = os.environ.get("BENCH_WORLD", "day-of-six")
+    world = os.environ.get("BENCH_WORLD", "opening-of-six")
     purposes = os.environ.get("BENCH_PURPOSES", "questions,statement").split(",")
     most = int(os.environ["BENCH_CALLS"]) if os.environ.get("BENCH_CALLS") else None
     rounds = _asks(world, purposes, most, cfg["generate"])
@@ -78,8 +84,11 @@ def run() -> list[str]:
     lines = [f"{world}: {', '.join(f'{len(a)} {p}' for p, a in rounds.items())} asks, model "
              f"{cfg['generate']}, {cfg['llamacpp']['threads']} thread(s), {many.sequences} "
              f"sequences served together"]
-    one.generate(next(iter(rounds.values()))[0])       # loaded before anything is timed
-    many.generate_many(next(iter(rounds.values()))[:2])
+    # loaded before anything is timed; warmed with no opening, so none is kept before the rounds
+    first = [dataclasses.replace(a, opening=0) for a in next(iter(rounds.values()))[:2]]
+    one.generate(first[0])
+    many.generate_many(first)
+    kept = many.reading()
     t_one = t_many = t_floor = 0.0
     same = True
     llm, _ = one._load(embedding=False, n_ctx=cfg["context"])
@@ -107,6 +116,9 @@ def run() -> list[str]:
         t_one += s_one
         t_many += s_many
         t_floor += sum(floors)
+    read, reused = (b - a for a, b in zip(kept, many.reading(), strict=True))
+    lines.append(f"served together: {read} prompt tokens read, {reused} not read again "
+                 f"(openings kept)")
     lines.append(_rates(llm, filler, rounds))
     b = t_one / t_floor     # a call's mean seconds over its floor's mean, over the same calls
     lines.append(f"live: many/one x{t_many / t_one:.2f}, call/floor x{b:.2f}, "

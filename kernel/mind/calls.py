@@ -41,7 +41,7 @@ def ask(st: Settings, purpose: str, prompt: Rendered, schema: bytes, seed: int,
     the settings' decoding, so every generation call samples the same way on every backend."""
     return Ask(purpose=purpose, model=st.generate_model, prompt=prompt.bytes, schema=schema,
                seed=seed, temperature=st.temperature, limit=st.limit if limit is None else limit,
-               context=st.context, decoding=st.decoding)
+               context=st.context, decoding=st.decoding, opening=prompt.opening)
 
 
 def answered(villager: int, purpose: str, index: int, seed: int, prompt: Rendered,

@@ -113,8 +113,12 @@ def prepared(mind: Mind, question: str, query: np.ndarray, rc: Recall | None, st
         iv.refused = Refusal("empty", f"{mind.name} has no living memory at tick {mind.now} "
                                       f"to answer from")
         return iv
+    # `lived`: its recent rows, as its questions' prompts show them, for a template that opens
+    # with who it is and its day (configs/opening); the shipped template shows none.
     iv.prompt = render(template, name=mind.name, day=mind.day, interests=mind.interests,
-                       question=question, memories=laws.collapse(iv.shown, st.hours(mind.now)))
+                       question=question, memories=laws.collapse(iv.shown, st.hours(mind.now)),
+                       lived=laws.collapse(laws.recent(mind.live, mind.now, st.recent),
+                                           st.hours(mind.now)))
     iv.schema = interview_schema([m.id for m in iv.shown], chars, bounded=st.bounded,
                                  lines={m.id: m.text for m in iv.shown})
     return iv

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -93,6 +94,7 @@ class Reflection:
     rows: int                          # rows of its stream at ticks up to now, when the round began
     window: tuple[laws.Memory, ...]
     prompt: Rendered
+    opening: dict[str, Any] = field(default_factory=dict)   # what its prompts open with
     said: Said | None = None
     questions: tuple[str, ...] = ()
     refused: Refusal | None = None     # the questions refused whole, by shaped or as repeated
@@ -244,10 +246,13 @@ def _ask_questions(now: int, due: Sequence[Due], rows: _Rows, oracle,
     refl: list[Reflection] = []
     for d in due:
         window = laws.recent(rows.live[d.villager], now, st.recent)
-        prompt = render(st.template(QUESTIONS), name=d.name, memories=laws.collapse(window, st.hours(now)),
-                        count=st.questions, interests=interests.get(d.villager, ""))
+        lived = laws.collapse(window, st.hours(now))
+        # Who it is and its day, as each of its prompts of the round may open.
+        opening = {"name": d.name, "interests": interests.get(d.villager, ""), "lived": lived}
+        prompt = render(st.template(QUESTIONS), memories=lived, count=st.questions, **opening)
         refl.append(Reflection(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
-                               rows=len(rows.live[d.villager]), window=window, prompt=prompt))
+                               rows=len(rows.live[d.villager]), window=window, prompt=prompt,
+                               opening=opening))
     asking = [r for r in refl if r.window]
     # Each ask's request names the words of its own window; the seam checks the one shape.
     saids = calls.generate_all(oracle, [
@@ -306,8 +311,9 @@ def _rank_and_state(now: int, refl: Sequence[Reflection], rows: _Rows, seen: _Se
             s = Statement(index=i, question=q)
             s.ranked = recall.rank(seen.questions[qi])
             qi += 1
-            s.prompt = render(st.template(STATEMENT), name=r.name, question=q,
-                              memories=laws.collapse((x.memory for x in s.ranked), st.hours(now)))
+            s.prompt = render(st.template(STATEMENT), question=q,
+                              memories=laws.collapse((x.memory for x in s.ranked), st.hours(now)),
+                              **r.opening)
             ids = [x.memory.id for x in s.ranked]
             lines = {x.memory.id: x.memory.text for x in s.ranked}
             s.schema = drawn_schema(ids, lines=lines, bounded=st.bounded)

@@ -309,10 +309,15 @@ def _asked(us: Sequence[Utterance], m: Meeting, st: Settings, oracle,
             u.shown = u.shown + tuple(more)
         if not u.shown:
             continue
+        # `lived`: the speaker's recent rows, for a template that opens with who it is and
+        # its day (configs/opening); the shipped template shows none.
+        recent = laws.recent(live, m.now, st.recent)
         u.prompt = render(st.template(TALK), name=u.name, other=u.other,
                           bond=m.bond(u.speaker, u.listener), heard=u.heard,
                           memories=list(u.shown) if st.words is None
-                          else laws.collapse(u.shown, st.hours(m.now)))
+                          else laws.collapse(u.shown, st.hours(m.now)),
+                          lived=list(recent) if st.words is None
+                          else laws.collapse(recent, st.hours(m.now)))
         lines = {r.id: r.text for r in u.shown}
         u.schema = talk_schema([r.id for r in u.shown], t.chars, lines=lines, bounded=st.bounded)
         asks.append(calls.ask(st, u.purpose, u.prompt, u.schema, u.seed, limit=t.limit))

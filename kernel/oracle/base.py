@@ -89,9 +89,30 @@ class Decoding:
         return cls(**{k: options[k] for k in cls.__dataclass_fields__ if k in options})
 
 
+def _opening(n: object, prompt: bytes) -> None:
+    """The rule of an opening: a count of the prompt's bytes that ends a line, before a word."""
+    _int("opening", n, 0)
+    assert isinstance(n, int)
+    if n == 0:
+        return
+    if n >= len(prompt):
+        raise OracleUsageError(f"Expected an opening shorter than the prompt's {len(prompt)} "
+                               f"bytes but got opening={n}")
+    if prompt[n - 1:n] != b"\n" or prompt[n:n + 1].isspace():
+        raise OracleUsageError(f"Expected an opening that ends a line, before a word, but got "
+                               f"opening={n}, at {prompt[max(n - 8, 0):n + 8]!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class Ask:
-    """One generation request, whole: nothing a backend sends is decided anywhere else."""
+    """One generation request, whole: nothing a backend sends is decided anywhere else.
+
+    `opening` is how many of the prompt's first bytes are its opening: text other asks begin
+    with too (who a villager is, its day), which a backend that keeps what it has read
+    evaluates once (`kernel.oracle.serving`). It ends a line, and the next byte starts a
+    word, so the tokens of the whole prompt split there as the opening's own do; 0 is none.
+    It never changes what is sent, only how a backend may read it; a recording names it
+    only where it is not 0, so every recording made without it keeps its options' bytes."""
 
     purpose: str
     model: str
@@ -102,6 +123,7 @@ class Ask:
     limit: int
     context: int
     decoding: Decoding = Decoding()
+    opening: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.decoding, Decoding):
@@ -131,6 +153,7 @@ class Ask:
             raise OracleUsageError(f"Expected a temperature >= 0 but got temperature={t!r}")
         _int("limit", self.limit, 1)
         _int("context", self.context, 1)
+        _opening(self.opening, self.prompt)
 
     @property
     def prompt_sha256(self) -> str:

@@ -69,7 +69,8 @@ default; set it to `as_warning`, or to any function of one line, to send it else
 def options(ask: Ask) -> dict[str, Any]:
     """Everything but the prompt and the schema that decides an answer: what a replay compares."""
     return {"seed": ask.seed, "temperature": float(ask.temperature), "limit": ask.limit,
-            "context": ask.context, **ask.decoding.options()}
+            "context": ask.context, **ask.decoding.options(),
+            **({"opening": ask.opening} if ask.opening else {})}
 
 
 def generate_record(ask: Ask, said: Said, backend: str) -> dict[str, Any]:
@@ -151,7 +152,8 @@ def ask(rec: Mapping[str, Any]) -> Ask:
     o = rec["options"]
     return Ask(purpose=rec["purpose"], model=rec["model"], prompt=prompt_bytes(rec),
                schema=schema_bytes(rec), seed=o["seed"], temperature=o["temperature"],
-               limit=o["limit"], context=o["context"], decoding=Decoding.of(o))
+               limit=o["limit"], context=o["context"], decoding=Decoding.of(o),
+               opening=o.get("opening", 0))
 
 
 def said(rec: Mapping[str, Any]) -> Said:

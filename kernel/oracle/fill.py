@@ -147,6 +147,15 @@ class Filler:
 
     def prompt_tokens(self, prompt: str) -> list[int]:
         """The user message rendered and tokenized as `create_chat_completion` does on this GGUF."""
+        return self.opened(prompt, 0)[0]
+
+    def opened(self, prompt: str, opening: int) -> tuple[list[int], int]:
+        """The prompt's tokens (as `prompt_tokens`), and how many of them are its opening: as
+        many as the whole rendering's tokens and those of its head alone (the chat template's
+        opening and the prompt's first `opening` bytes) have in common from the start. A
+        tokenizer may join the line's end to what follows it (SmolLM2's splits a blank line
+        before a word as two tokens, alone as one), so the opening is the tokens both agree
+        on, which the prompts of one head share where it ends a line before a word."""
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
         llm = self.llm
         eos, bos = llm.token_eos(), llm.token_bos()
@@ -156,7 +165,17 @@ class Filler:
             bos_token=llm._model.token_get_text(bos) if bos != -1 else "",
             stop_token_ids=[eos])
         r = formatter(messages=[{"role": "user", "content": prompt}])
-        return llm.tokenize(r.prompt.encode("utf-8"), add_bos=not r.added_special, special=True)
+        add_bos = not r.added_special
+        tokens = llm.tokenize(r.prompt.encode("utf-8"), add_bos=add_bos, special=True)
+        at = r.prompt.find(prompt)
+        if opening <= 0 or at < 0:
+            return tokens, 0
+        head = r.prompt[:at] + prompt.encode("utf-8")[:opening].decode("utf-8")
+        first = llm.tokenize(head.encode("utf-8"), add_bos=add_bos, special=True)
+        k = 0
+        while k < min(len(first), len(tokens) - 1) and tokens[k] == first[k]:
+            k += 1
+        return tokens, k
 
     def chain(self, gbnf: str, *, seed: int, temperature: float, repeat_penalty: float,
               repeat_last_n: int, top_k: int, top_p: float, min_p: float) -> Any:
@@ -171,10 +190,12 @@ class Filler:
 
     def decode(self, prompt: str, gbnf: str, *, limit: int, seed: int, temperature: float,
                repeat_penalty: float, repeat_last_n: int, top_k: int, top_p: float,
-               min_p: float, fill: bool = True) -> Filled:
-        """One answer under `gbnf`, the forced text filled (unless `fill` is false)."""
+               min_p: float, fill: bool = True, opening: int = 0) -> Filled:
+        """One answer under `gbnf`, the forced text filled (unless `fill` is false). The
+        prompt's opening (`opened`), where it has one, is read first and apart from the rest,
+        as a server that keeps openings reads it: so the bytes are the same both ways."""
         lc, llm = self.lc, self.llm
-        tokens = self.prompt_tokens(prompt)
+        tokens, cut = self.opened(prompt, opening)
         llm.reset()
         chain = self.chain(gbnf, seed=seed, temperature=temperature,
                            repeat_penalty=repeat_penalty, repeat_last_n=repeat_last_n,
@@ -184,7 +205,9 @@ class Filler:
         chosen = filled = 0
         reason = "length"
         try:
-            llm.eval(tokens)
+            if cut:
+                llm.eval(tokens[:cut])
+            llm.eval(tokens[cut:])
             while len(out) < limit:
                 if fill:
                     text, ended = self.forced(track)

@@ -290,6 +290,12 @@ class LlamaCppOracle(Oracle):
                                   f"sequences of {n_ctx} tokens on {self.path.name}: {e}") from None
         return _SERVERS[key]
 
+    def reading(self) -> tuple[int, int]:
+        """The prompt tokens this model's servers have read, and those they did not read again
+        because the opening they begin was kept (`kernel.oracle.serving`), in this process."""
+        servers = [v for k, v in _SERVERS.items() if k[:2] == (str(self.path), self.sha256)]
+        return sum(s.read for s in servers), sum(s.reused for s in servers)
+
     def _served(self, asks: list[Ask]) -> list[Said]:
         """Asks of one model and context, each filled, served together."""
         from kernel.oracle import serving
@@ -341,7 +347,8 @@ class LlamaCppOracle(Oracle):
                                   temperature=float(ask.temperature),
                                   repeat_penalty=float(d.repeat_penalty),
                                   repeat_last_n=d.repeat_last_n, top_k=d.top_k,
-                                  top_p=float(d.top_p), min_p=float(d.min_p))
+                                  top_p=float(d.top_p), min_p=float(d.min_p),
+                                  opening=ask.opening)
             except ValueError as e:
                 raise OracleError(f"llama.cpp could not answer the {ask.purpose} call to "
                                   f"{ask.model}: {e}") from None

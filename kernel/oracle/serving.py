@@ -27,11 +27,24 @@ Choices, and why:
 - What gave other bytes, and is not done: putting a prompt and the forced text
   after it in one decode, or several sequences' prompts in one decode
   (llama.cpp then cuts them into other pieces): on village-of-eight's first
-  60 asks one night plan in 60 came out otherwise than alone. Keeping the
-  opening a stream already held (`llama_memory_seq_rm` past it) or copying
-  another stream's cache (`llama_memory_seq_cp`): on five-days-of-halla's
-  asks, shuffled, three sequences, a statement recorded as "Ader has the
-  oldest memory of all urned inthis." came out "Ader went Mosholle to Mose".
+  60 asks one night plan in 60 came out otherwise than alone. Keeping a
+  prompt's first tokens where they were read as part of a whole prompt
+  (`llama_memory_seq_rm` past them, or `llama_memory_seq_cp` of another
+  stream): the rest is then cut into other pieces than alone; on
+  five-days-of-halla's asks, shuffled, three sequences, a statement recorded
+  as "Ader has the oldest memory of all urned inthis." came out "Ader went
+  Mosholle to Mose".
+- What is kept instead: an ask's opening (`Ask.opening`, the text its
+  template marks, such as who a villager is and its day) is read apart from
+  the rest both ways, alone (`Filler.decode`) and here, so the rest's pieces
+  are the same either way. The first ask of an opening reads it, and the
+  stream's state is then kept (`llama_state_seq_get_data`, up to
+  `KEPT_BYTES`, the least lately used going first) under the opening's
+  tokens; every later ask of that opening, in this round or a later one,
+  has the state put back into its emptied stream (`llama_state_seq_set_data`)
+  and reads only the rest. An ask whose opening another is reading waits for
+  it, and the asks after it go first. tests/embedded/test_serving.py holds
+  the bytes alone, in order and shuffled, and counts the tokens not read again.
 - The sampler is the one `create_chat_completion` builds (`Llama._init_sampler`:
   penalties, grammar, then greedy at temperature 0), and the text a grammar
   forces is filled as `kernel.oracle.fill` fills it, so a served answer is the
@@ -50,6 +63,7 @@ from __future__ import annotations
 
 import ctypes
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +71,10 @@ import numpy as np
 
 from kernel.oracle.base import Ask
 from kernel.oracle.fill import Filled, Filler
+
+KEPT_BYTES = 512 << 20
+"""The most bytes of kept openings' state a server holds (Qwen2.5-Coder-1.5B keeps 28 KiB a
+token: some 36 openings of 500 tokens); past it the least lately used goes."""
 
 PAD = 256
 """The cells llama.cpp pads a cache's span to in attention: sequences decoded together have
@@ -135,6 +153,7 @@ class Job:
     limit: int
     fill: bool
     picker: Picker
+    cut: int = 0
     out: list[int] = field(default_factory=list)
     pending: list[list[int]] = field(default_factory=list)
     chosen: int = 0
@@ -146,9 +165,16 @@ class Job:
     def done(self) -> bool:
         return bool(self.reason)
 
-    def begin(self, filler: Filler, n_batch: int) -> None:
-        """Start: the prompt in the pieces `Llama.eval` cuts it into, then the forced opening."""
-        self.pending = [self.tokens[i:i + n_batch] for i in range(0, len(self.tokens), n_batch)]
+    @property
+    def key(self) -> bytes | None:
+        """What names the prompt's opening among those kept: its tokens' bytes (none: no opening)."""
+        return np.asarray(self.tokens[:self.cut], dtype="<i4").tobytes() if self.cut else None
+
+    def begin(self, filler: Filler, n_batch: int, kept: bool) -> None:
+        """Start: the prompt in the pieces `Filler.decode`'s `Llama.eval` calls cut it into (the
+        opening apart, unless `kept` in the stream already; then the rest), then the forced text."""
+        pieces = [self.tokens[self.cut:]] if kept else [self.tokens[:self.cut], self.tokens[self.cut:]]
+        self.pending = [p[i:i + n_batch] for p in pieces if p for i in range(0, len(p), n_batch)]
         self._then(self._forced(filler))
 
     def advance(self, filler: Filler, ctx: Any, i: int) -> None:
@@ -216,6 +242,34 @@ class Server:
                                            n_seq_max=1, verbose=False)
         self.sequences = sequences
         self.held = [0] * sequences
+        self.kept: OrderedDict[bytes, bytes] = OrderedDict()
+        self.kept_bytes = 0
+        self.reused = 0
+        self.read = 0
+
+    def _keep(self, slot: int, key: bytes) -> None:
+        """Keep the opening stream `slot` holds now, under `key`, dropping the least lately used
+        past `KEPT_BYTES`."""
+        lc, ctx = self.lc, self.ctx.ctx
+        size = lc.llama_state_seq_get_size(ctx, slot)
+        buf = (ctypes.c_uint8 * size)()
+        got = lc.llama_state_seq_get_data(ctx, buf, size, slot)
+        if got != size:
+            raise ValueError(f"llama.cpp wrote {got} bytes of a stream's state, not {size}")
+        self.kept[key] = bytes(buf)
+        self.kept_bytes += size
+        while self.kept_bytes > KEPT_BYTES and len(self.kept) > 1:
+            _, old = self.kept.popitem(last=False)
+            self.kept_bytes -= len(old)
+
+    def _restore(self, slot: int, key: bytes, cells: int) -> None:
+        """Put the kept opening `key` into emptied stream `slot`, as its first `cells` cells."""
+        state = self.kept[key]
+        self.kept.move_to_end(key)
+        buf = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
+        if self.lc.llama_state_seq_set_data(self.ctx.ctx, buf, len(state), slot) != len(state):
+            raise ValueError("llama.cpp could not restore a kept opening's state")
+        self.held[slot] = cells
 
     def close(self) -> None:
         """Free the context and the batch (before the model they were made on)."""
@@ -231,16 +285,32 @@ class Server:
             self._step(active, filler)
 
     def _admit(self, waiting: list[Job], active: dict[int, Job], filler: Filler) -> None:
-        """Put waiting jobs, in their order, into free sequences, each emptied first."""
-        while waiting:
+        """Put waiting jobs, in their order, into free sequences, each emptied first, its
+        opening restored where one is kept. A job whose opening another job is reading now
+        waits for it to be kept, and the jobs after it go first."""
+        reading = {j.key for j in active.values() if j.key is not None and j.key not in self.kept}
+        i = 0
+        while i < len(waiting):
             free = [s for s in range(self.sequences) if s not in active]
             if not free:
                 return
-            job, slot = waiting.pop(0), free[0]
+            job = waiting[i]
+            if job.key is not None and job.key in reading:
+                i += 1
+                continue
+            waiting.pop(i)
+            slot = free[0]
             start = time.perf_counter_ns()
             self.lc.llama_memory_seq_rm(self.mem, slot, 0, -1)
             self.held[slot] = 0
-            job.begin(filler, self.n_batch)
+            kept = job.key is not None and job.key in self.kept
+            if kept:
+                self._restore(slot, job.key, job.cut)
+                self.reused += job.cut
+            elif job.key is not None:
+                reading.add(job.key)
+            self.read += len(job.tokens) - (job.cut if kept else 0)
+            job.begin(filler, self.n_batch, kept)
             job.ns += time.perf_counter_ns() - start
             if not job.done:
                 active[slot] = job
@@ -286,6 +356,10 @@ class Server:
             unit = job.pending.pop(0)
             job.ns += took * len(unit) // n
             self.held[slot] += len(unit)
+            if job.key is not None and self.held[slot] == job.cut and job.key not in self.kept:
+                begin = time.perf_counter_ns()
+                self._keep(slot, job.key)
+                job.ns += time.perf_counter_ns() - begin
             if slot not in outputs:
                 continue
             begin = time.perf_counter_ns()
@@ -300,11 +374,12 @@ def serve(server: Server, filler: Filler, asks: list[tuple[Ask, str]]) -> list[t
     jobs: list[Job] = []
     try:
         for i, (ask, gbnf) in enumerate(asks):
-            tokens = filler.prompt_tokens(ask.prompt_text)
+            tokens, cut = filler.opened(ask.prompt_text, ask.opening)
             if len(tokens) + 1 > server.n_ctx:
                 raise ValueError(f"the prompt is {len(tokens)} tokens, and the context holds "
                                  f"{server.n_ctx}")
-            jobs.append(Job(i, tokens, ask.limit, ask.decoding.fill, Picker(filler, ask, gbnf)))
+            jobs.append(Job(i, tokens, ask.limit, ask.decoding.fill, Picker(filler, ask, gbnf),
+                            cut=cut))
         server.serve(jobs, filler)
         return [(j.result(filler.llm), j.ns) for j in jobs]
     finally:

@@ -9,7 +9,10 @@ sha256 over them is what a recording is checked against. A memory reaches a
 template as its identity, its line, whether it is a thought, and (for a
 collapsed line) every id it stands for; weights, ticks and `about`
 columns are stripped here, before jinja sees them, so no template can leak
-them even by mistake. `pieces` gives a template's own text, the stretches between its
+them even by mistake. A template may mark where its prompt's opening ends (`{{ opening_ends }}`,
+given by the renderer, never by a call): text other prompts begin with too, such as who a
+villager is and its day, which a backend that keeps what it has read reads once; the mark
+renders as nothing, and the rendering says how many bytes came before it. `pieces` gives a template's own text, the stretches between its
 tags, for a measure that asks whether an answer says the template back. It must not call a
 model, state a seam rule, or decide what goes into a prompt (the driver chooses the memories).
 """
@@ -33,6 +36,11 @@ QUESTIONS = "reflect-questions.tmpl"
 STATEMENT = "reflect-statement.tmpl"
 SHIPPED = (QUESTIONS, STATEMENT)
 
+OPENING_ENDS = "opening_ends"
+"""The variable a template writes where its opening ends; the renderer gives it."""
+_MARK = "\x1e"
+"""What the mark renders as before it is taken out: a byte no prompt holds (record separator)."""
+
 
 class _Text:
     """Bytes that are UTF-8 text: their size and their text, for whatever holds `bytes`."""
@@ -50,12 +58,14 @@ class _Text:
 
 @dataclass(frozen=True, slots=True)
 class Rendered(_Text):
-    """One rendered prompt: its exact bytes, their sha256, and the template that made them."""
+    """One rendered prompt: its exact bytes, their sha256, the template that made them, and
+    how many of its first bytes are its opening (0: the template marks none)."""
 
     bytes: bytes
     sha256: str
     template: str
     template_sha256: str
+    opening: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,19 +183,26 @@ def render(template: str | TemplateFile, **data: Any) -> Rendered:
     already (a `TemplateFile`, as a run's settings carry it), or the name of one in configs/,
     read here.
 
-    Variables: `name`, `memories` (each reduced to `id` and `text`), `count`
-    (questions), `question` (statement). A variable the template uses and the
+    Variables: `name`, `memories` and `lived` (each memory reduced as `_memories` says),
+    `count` (questions), `question` (statement); `opening_ends` is the renderer's own. A variable the template uses and the
     call does not give is a `TemplateError` naming the template and the key.
     """
     tf = template if isinstance(template, TemplateFile) else template_file(template)
     tmpl, needs = _compile(tf.name, tf.sha256, tf.text)
+    marked = OPENING_ENDS in needs
+    if OPENING_ENDS in data:
+        raise TemplateError(f"configs/{tf.name}: {OPENING_ENDS!r} is the renderer's to give, "
+                            f"and the call gave it")
+    if marked:
+        data = {**data, OPENING_ENDS: _MARK}
     missing = sorted(needs - data.keys())
     if missing:
         keys = ", ".join(repr(k) for k in missing)
         raise TemplateError(f"configs/{tf.name} needs {keys}, which the call did not give "
                             f"(it gave {sorted(data)!r})")
-    if "memories" in data:
-        data = {**data, "memories": _memories(data["memories"])}
+    for key in ("memories", "lived"):
+        if key in data:
+            data = {**data, key: _memories(data[key])}
     try:
         text = tmpl.render(**data)
     except jinja2.UndefinedError as e:
@@ -197,8 +214,26 @@ def render(template: str | TemplateFile, **data: Any) -> Rendered:
     except UnicodeEncodeError as e:
         raise TemplateError(f"configs/{tf.name} rendered text that is not UTF-8 "
                             f"({e.reason} at character {e.start})") from None
+    out, opening = _opening(tf.name, out, marked)
     return Rendered(bytes=out, sha256=hashlib.sha256(out).hexdigest(), template=tf.name,
-                    template_sha256=tf.sha256)
+                    template_sha256=tf.sha256, opening=opening)
+
+
+def _opening(name: str, out: bytes, marked: bool) -> tuple[bytes, int]:
+    """The rendering with its opening's mark taken out, and the bytes before the mark. The
+    rule of an opening (`kernel.oracle.base.Ask`): it ends a line, and a word follows."""
+    mark = _MARK.encode("ascii")
+    if not marked:
+        return out, 0
+    if out.count(mark) != 1:
+        raise TemplateError(f"configs/{name} must render {{{{ {OPENING_ENDS} }}}} once, "
+                            f"and rendered it {out.count(mark)} times")
+    at = out.index(mark)
+    out = out[:at] + out[at + 1:]
+    if at == 0 or out[at - 1:at] != b"\n" or at >= len(out) or out[at:at + 1].isspace():
+        raise TemplateError(f"configs/{name}: an opening must end a line and a word must follow it, "
+                            f"but {{{{ {OPENING_ENDS} }}}} stands at {out[max(at - 8, 0):at + 8]!r}")
+    return out, at
 
 
 def pieces(template: str | TemplateFile) -> tuple[str, ...]:

@@ -82,3 +82,44 @@ def test_a_prompt_longer_than_the_context_is_refused_in_one_line_naming_both(cfg
 def test_the_serving_setting_is_read_from_the_models_config():
     cfg = config.load("models-smollm2", schema="models")
     assert LlamaCppOracle.from_config(cfg).sequences == cfg["llamacpp"]["sequences"] > 1
+
+
+@pytest.fixture(scope="module")
+def opened(asks):
+    """Two asks a villager, opening alike: each questions ask's prompt, its last paragraph (the
+    request) kept apart as the rest, once as recorded and once with a sentence more before it."""
+    out = []
+    for a in [a for a in asks if a.purpose == "questions"][:3]:
+        cut = a.prompt.rindex(b"\n\n") + 2
+        for more in (b"", b"Think of the others first. "):
+            out.append(Ask(a.purpose, a.model, a.prompt[:cut] + more + a.prompt[cut:], a.schema,
+                           a.seed, a.temperature, a.limit, a.context, a.decoding, opening=cut))
+    return out
+
+
+@pytest.fixture(scope="module")
+def opened_alone(cfg, opened):
+    return [_alike(s) for s in _server(cfg, 1).generate_many(opened)]
+
+
+def test_asks_that_open_alike_read_the_opening_once_and_give_the_bytes_of_each_alone(
+        cfg, opened, opened_alone):
+    o = _server(cfg, 3)
+    read, reused = o.reading()
+    said = o.generate_many(opened)
+    assert [_alike(s) for s in said] == opened_alone
+    read2, reused2 = o.reading()
+    assert reused2 - reused >= 3 * 100, "each villager's second ask reads its opening again"
+    assert [s.tokens_in for s in said] == [t[2] for t in opened_alone]
+    # the next round reads none of the openings again
+    again = o.generate_many(list(reversed(opened)))
+    assert [_alike(s) for s in again] == list(reversed(opened_alone))
+    read3, reused3 = o.reading()
+    assert reused3 - reused2 > reused2 - reused
+
+
+def test_an_opening_kept_does_not_change_an_answer_in_any_order(cfg, opened, opened_alone):
+    order = list(range(len(opened)))
+    random.Random(40).shuffle(order)
+    said = _server(cfg, 2).generate_many([opened[i] for i in order])
+    assert [_alike(s) for s in said] == [opened_alone[i] for i in order]
