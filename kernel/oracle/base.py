@@ -89,18 +89,24 @@ class Decoding:
         return cls(**{k: options[k] for k in cls.__dataclass_fields__ if k in options})
 
 
+def opening_fault(prompt: bytes, n: int) -> str | None:
+    """The rule of an opening, the one place it is stated: the prompt's first `n` bytes (n > 0)
+    end a line, and a word follows them. What breaks it, in words; None where it holds."""
+    if n >= len(prompt):
+        return (f"an opening must end a line and a word must follow it, within the prompt's "
+                f"{len(prompt)} bytes")
+    if prompt[n - 1:n] != b"\n" or prompt[n:n + 1].isspace():
+        return "an opening must end a line and a word must follow it"
+    return None
+
+
 def _opening(n: object, prompt: bytes) -> None:
-    """The rule of an opening: a count of the prompt's bytes that ends a line, before a word."""
     _int("opening", n, 0)
     assert isinstance(n, int)
-    if n == 0:
-        return
-    if n >= len(prompt):
-        raise OracleUsageError(f"Expected an opening shorter than the prompt's {len(prompt)} "
-                               f"bytes but got opening={n}")
-    if prompt[n - 1:n] != b"\n" or prompt[n:n + 1].isspace():
-        raise OracleUsageError(f"Expected an opening that ends a line, before a word, but got "
-                               f"opening={n}, at {prompt[max(n - 8, 0):n + 8]!r}")
+    fault = opening_fault(prompt, n) if n else None
+    if fault is not None:
+        raise OracleUsageError(f"Expected opening={n} to keep its rule, but {fault} "
+                               f"(at {prompt[max(n - 8, 0):n + 8]!r})")
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,7 @@ import jinja2
 import jinja2.meta
 
 from kernel import config
+from kernel.oracle.base import opening_fault
 from kernel.seam.errors import TemplateError
 
 QUESTIONS = "reflect-questions.tmpl"
@@ -221,7 +222,7 @@ def render(template: str | TemplateFile, **data: Any) -> Rendered:
 
 def _opening(name: str, out: bytes, marked: bool) -> tuple[bytes, int]:
     """The rendering with its opening's mark taken out, and the bytes before the mark. The
-    rule of an opening (`kernel.oracle.base.Ask`): it ends a line, and a word follows."""
+    rule of an opening is the ask's own (`kernel.oracle.base.opening_fault`)."""
     mark = _MARK.encode("ascii")
     if not marked:
         return out, 0
@@ -230,9 +231,11 @@ def _opening(name: str, out: bytes, marked: bool) -> tuple[bytes, int]:
                             f"and rendered it {out.count(mark)} times")
     at = out.index(mark)
     out = out[:at] + out[at + 1:]
-    if at == 0 or out[at - 1:at] != b"\n" or at >= len(out) or out[at:at + 1].isspace():
-        raise TemplateError(f"configs/{name}: an opening must end a line and a word must follow it, "
-                            f"but {{{{ {OPENING_ENDS} }}}} stands at {out[max(at - 8, 0):at + 8]!r}")
+    fault = "an opening must end a line and a word must follow it" if at == 0 \
+        else opening_fault(out, at)
+    if fault is not None:
+        raise TemplateError(f"configs/{name}: {fault}, but {{{{ {OPENING_ENDS} }}}} stands at "
+                            f"{out[max(at - 8, 0):at + 8]!r}")
     return out, at
 
 
