@@ -8,8 +8,8 @@ command runs, so `village -h` or a refused flag costs click and nothing heavy. E
 one place: `VillageGroup` turns every kernel error into one line naming
 the rule and the value, and an exit code of 1.
 
-Signals reach the user there too. While this package loads, SIGINT or
-SIGTERM stops the program at once with "interrupted; nothing written" (nothing
+Signals reach the user there too. While this package loads and until the
+command starts, SIGINT or SIGTERM stops the program at once with "interrupted; nothing written" (nothing
 has run); while a command runs, either raises `Interrupted` where the
 program is, so every file the command holds is closed or removed on the way
 out, and `VillageGroup.main` prints its one line and exits 128 + the signal's
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -58,11 +59,14 @@ def _stop_loading(signum: int, frame) -> None:
     os._exit(128 + signum)
 
 
-_LOADING = _handle(_stop_loading)   # until this module is loaded, at its end: the first thing
-# it does, so a signal from here on is one line (what comes before is the interpreter's start)
+_AS_PROGRAM = os.path.basename(sys.argv[0] if getattr(sys, "argv", None) else "") == "village"
+"""Whether this process is the `village` program (its installed script or cmd/village)."""
+
+_LOADING = _handle(_stop_loading)   # until the command's handler takes its place (imported by
+# another program: until this module is loaded, at its end): the first thing it does, so a signal
+# from here on is one line (what comes before is the interpreter's start)
 
 import atexit  # noqa: E402
-import sys  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 from contextlib import contextmanager  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -440,4 +444,8 @@ def _quiet_at_exit() -> None:
         atexit.register(_handle, _already_stopping)
 
 
-_restore(_LOADING)
+if not _AS_PROGRAM:
+    _restore(_LOADING)   # imported by a program of its own: its handlers are its own again
+# As the `village` program the loading handler stays until `VillageGroup.main` puts the
+# command's in its place: put back here, a signal between this line and that one would meet
+# Python's own handler and end in a traceback of this line.

@@ -49,3 +49,35 @@ def test_an_error_with_no_signal_before_it_is_not_taken_for_one_even_after_an_in
     CliRunner().invoke(village, ["mangled"])
     r = CliRunner().invoke(village, ["failing"])
     assert isinstance(r.exception, ValueError) and r.exit_code == 1
+
+
+_HANDLERS = """
+import signal, sys
+sys.path.insert(0, {root!r})
+import kernel.cli
+print(*(getattr(h, "__name__", None) or signal.Handlers(h).name
+        for h in map(signal.getsignal, (signal.SIGINT, signal.SIGTERM))))
+"""
+
+
+def _handlers_after_loading(tmp_path, name: str) -> list[str]:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / name
+    script.write_text(_HANDLERS.format(root=str(Path(__file__).resolve().parents[2])))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         check=True, env={"PATH": "/usr/bin:/bin"}, timeout=120)
+    return out.stdout.split()
+
+
+def test_as_the_village_program_a_signal_between_loading_and_the_command_still_gets_the_one_line(
+        tmp_path):
+    # put back at the package's end, a signal before the command's handler met Python's own
+    # and ended in a traceback of that line: the loading handler stays until the command's
+    assert _handlers_after_loading(tmp_path, "village") == ["_stop_loading", "_stop_loading"]
+
+
+def test_imported_by_another_program_the_package_gives_back_the_handlers_it_found(tmp_path):
+    assert _handlers_after_loading(tmp_path, "other.py") == ["default_int_handler", "SIG_DFL"]
