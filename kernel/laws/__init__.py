@@ -66,7 +66,7 @@ from kernel.laws.statement import (
     wordless,
     words,
 )
-from kernel.laws.window import Line, collapse
+from kernel.laws.window import Line, collapse, near_lines
 
 __all__ = [
     "CONVERGING",
@@ -83,6 +83,7 @@ __all__ = [
     "Claim",
     "LawError",
     "Line",
+    "near_lines",
     "Memory",
     "NewBasin",
     "PerceptionError",

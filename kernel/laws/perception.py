@@ -50,6 +50,12 @@ from kernel.laws.importance import HIGHEST, LOWEST, Importance
 from kernel.laws.memory import Memory
 from kernel.laws.places import Place, Places, parcels, rects_of
 
+SIGHTED = "you saw {} come near"
+PARTED = "you lost sight of {}"
+"""A world in words' rows of a villager coming into sight and going out of it (`what`
+"sighting" and "parting"): the words a prompt that folds them (kernel.laws.window) reads."""
+
+
 FIRST_ID = 1
 """The first row of a run is memory 1, as a reader counts."""
 
@@ -442,12 +448,12 @@ class _Frame:
     def came_into_sight(self, e: ev.CameIntoSight) -> None:
         self.set_sight(e.viewer, e.seen, True)
         text = (f"{self.name(e.seen)} came into sight, {cells(e.millicells)} off"
-                if self.places is None else f"you saw {self.name(e.seen)} come near")
+                if self.places is None else SIGHTED.format(self.name(e.seen)))
         self.row(e.viewer, "saw", "sighting", text, (e.seen,))
 
     def went_out_of_sight(self, e: ev.WentOutOfSight) -> None:
         text = (f"{self.name(e.seen)} went out of sight" if self.places is None
-                else f"you lost sight of {self.name(e.seen)}")
+                else PARTED.format(self.name(e.seen)))
         self.row(e.viewer, "saw", "parting", text, (e.seen,))
         self.set_sight(e.viewer, e.seen, False)
 

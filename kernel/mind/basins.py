@@ -32,7 +32,6 @@ from kernel.errors import Refused
 from kernel.events import Purpose
 from kernel.laws import attractor as la
 from kernel.laws.memory import Memory
-from kernel.laws.window import collapse
 from kernel.mind import calls
 from kernel.mind.calls import Refusal
 from kernel.mind.reflect import Due
@@ -260,7 +259,7 @@ def basins_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Seque
             continue
         shown = day_rows(streams.get(d.villager, ()), now, now - ticks_per_day, a.shown)
         prompt = render(st.template(BASINS_UPDATE), name=d.name, interests=view(s, st),
-                        memories=collapse(shown, st.hours(now)))
+                        memories=st.shown(shown, now))
         schema = update_schema([(b.label, b.keywords) for b in s.basins], day_words(shown, names),
                                day_names(shown, d.villager, names))
         ups.append(Update(villager=d.villager, name=d.name, now=now, seed=now + d.villager,

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -85,6 +85,7 @@ class Interview:
     answer: str | None = None
     cites: tuple[int, ...] = ()
     refused: Refusal | None = None
+    near: Mapping[int, str] = field(default_factory=dict)   # folded rows' shown lines (laws.near_lines)
 
     @property
     def shown(self) -> tuple[Memory, ...]:
@@ -102,6 +103,14 @@ def recall(mind: Mind, vector, retrieval: laws.Retrieval) -> Recall | None:
     return Recall.of(mind.now, mind.live, vector, retrieval, mind.felt)
 
 
+def _shown(iv: Interview, st: Settings, now: int) -> tuple[laws.Line, ...]:
+    """What the prompt of `iv` shows of the rows it brings to mind, with the lines of folded
+    rows kept for the seam (`Interview.near`)."""
+    shown = st.shown(iv.shown, now)
+    iv.near = laws.near_lines(shown)
+    return shown
+
+
 def prepared(mind: Mind, question: str, query: np.ndarray, rc: Recall | None, st: Settings,
              template: TemplateFile, chars: int) -> Interview:
     """The interview of `mind` for `question` (its vector `query`): the rows it brings to
@@ -116,9 +125,8 @@ def prepared(mind: Mind, question: str, query: np.ndarray, rc: Recall | None, st
     # `lived`: its recent rows, as its questions' prompts show them, for a template that opens
     # with who it is and its day (configs/opening); the shipped template shows none.
     iv.prompt = render(template, name=mind.name, day=mind.day, interests=mind.interests,
-                       question=question, memories=laws.collapse(iv.shown, st.hours(mind.now)),
-                       lived=laws.collapse(laws.recent(mind.live, mind.now, st.recent),
-                                           st.hours(mind.now)))
+                       question=question, memories=_shown(iv, st, mind.now),
+                       lived=st.shown(laws.recent(mind.live, mind.now, st.recent), mind.now))
     iv.schema = interview_schema([m.id for m in iv.shown], chars, bounded=st.bounded,
                                  lines={m.id: m.text for m in iv.shown})
     return iv
@@ -152,7 +160,8 @@ def judge(iv: Interview, mind: Mind, chars: int, *, grounded: bool = False) -> R
         return None
     cited = set(iv.cites)
     off = laws.judge_grounded(iv.answer, speaker=mind.name, names=mind.village,
-                              cited=[m.text for m in mind.mine if m.id in cited])
+                              cited=[m.text for m in mind.mine if m.id in cited]
+                              + [iv.near[i] for i in iv.cites if i in iv.near])
     return None if off is None else Refusal(off.check, off.reason)
 
 

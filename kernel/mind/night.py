@@ -41,7 +41,6 @@ from kernel.events import Purpose
 from kernel.laws import felt as lf
 from kernel.laws.memory import PROTECTED, Memory
 from kernel.laws.reflection import recent
-from kernel.laws.window import collapse
 from kernel.mind import calls
 from kernel.mind.calls import Refusal
 from kernel.mind.felt import FeltBook
@@ -218,7 +217,7 @@ def _ask_plans(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequenc
         if not anchors:
             continue
         prompt = render(st.template(NIGHT), name=d.name,
-                        memories=collapse(shown, st.hours(now)))
+                        memories=st.shown(shown, now))
         schema = plan_schema(ns.groups, ns.members, [m.id for m in shown], anchors)
         plans.append(Plan(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
                           shown=shown, prompt=prompt, schema=schema))

@@ -81,6 +81,7 @@ class Statement:
     refused: Refusal | None = None     # when refused, by shaped or the seam
     row: laws.Memory | None = None
     recurred: int | None = None        # the earlier thought this statement is, when it recurs
+    near: Mapping[int, str] = field(default_factory=dict)   # folded rows' shown lines (laws.near_lines)
 
 
 @dataclass(slots=True)
@@ -246,7 +247,7 @@ def _ask_questions(now: int, due: Sequence[Due], rows: _Rows, oracle,
     refl: list[Reflection] = []
     for d in due:
         window = laws.recent(rows.live[d.villager], now, st.recent)
-        lived = laws.collapse(window, st.hours(now))
+        lived = st.shown(window, now)
         # Who it is and its day, as each of its prompts of the round may open.
         opening = {"name": d.name, "interests": interests.get(d.villager, ""), "lived": lived}
         prompt = render(st.template(QUESTIONS), memories=lived, count=st.questions, **opening)
@@ -311,9 +312,9 @@ def _rank_and_state(now: int, refl: Sequence[Reflection], rows: _Rows, seen: _Se
             s = Statement(index=i, question=q)
             s.ranked = recall.rank(seen.questions[qi])
             qi += 1
-            s.prompt = render(st.template(STATEMENT), question=q,
-                              memories=laws.collapse((x.memory for x in s.ranked), st.hours(now)),
-                              **r.opening)
+            shown = st.shown([x.memory for x in s.ranked], now)
+            s.near = laws.near_lines(shown)
+            s.prompt = render(st.template(STATEMENT), question=q, memories=shown, **r.opening)
             ids = [x.memory.id for x in s.ranked]
             lines = {x.memory.id: x.memory.text for x in s.ranked}
             s.schema = drawn_schema(ids, lines=lines, bounded=st.bounded)
@@ -371,7 +372,8 @@ def _judge(now: int, s: Statement, mine: tuple[laws.Memory, ...], gone: Mapping[
         return None
     cited = set(s.cites)
     off = laws.judge_grounded(s.statement, speaker=grounded[0], names=grounded[1],
-                              cited=[m.text for m in mine if m.id in cited])
+                              cited=[m.text for m in mine if m.id in cited]
+                              + [s.near[i] for i in s.cites if i in s.near])
     if off is None:
         return None
     s.verdict = laws.Verdict(ok=False, check=off.check, reason=off.reason, depth=s.verdict.depth)

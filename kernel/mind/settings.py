@@ -98,6 +98,7 @@ class Settings:
     talk: TalkSettings | None = None             # its talk block; None: nobody talks
     requests: str = PATTERNED                    # what a request holds an answer to (REQUESTS)
     grounded: bool = False                       # whether the seam refuses an ungrounded answer
+    company: bool = False                        # whether a prompt folds sightings (`shown`)
     # the world in words (its places and day), where its config names places: a prompt tells
     # each lived row's time of day by it (`hours`); None: rows are shown as perception wrote
     # them. Not in the digests: the world's own digest covers its places.
@@ -114,6 +115,12 @@ class Settings:
         """The clock a prompt asked at tick `now` tells its rows' times by (what
         `laws.collapse(rows, hours)` takes), or None where the world is not in words."""
         return None if self.words is None else self.words.hours(now)
+
+    def shown(self, rows: Any, now: int) -> tuple[laws.Line, ...]:
+        """What a prompt asked at tick `now` shows of `rows`: each line once (`laws.collapse`),
+        with its time of day where the world is in words, and, where the thought file says
+        `company`, a time of day's sightings as one line of whom the villager was near."""
+        return laws.collapse(rows, self.hours(now), company=self.company)
 
     def worded(self, words: InWords | None) -> Settings:
         """These settings for a world in `words` (`WorldConfig.in_words`), or in none."""
@@ -238,6 +245,7 @@ def of(*, thought: config.Config, models: config.Config, importance: config.Conf
         plan=PlanSettings(**raw["plan"]) if "plan" in raw else None,
         talk=TalkSettings(**raw["talk"]) if "talk" in raw else None,
         requests=raw.get("requests", PATTERNED), grounded=bool(raw.get("grounded", False)),
+        company=bool(raw.get("company", False)),
     )
 
 

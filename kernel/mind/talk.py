@@ -114,6 +114,7 @@ class Utterance:
     cites: tuple[int, ...] = ()
     refused: Refusal | None = None
     spoke: ev.Spoke | None = None
+    near: Mapping[int, str] = field(default_factory=dict)   # folded rows' shown lines (laws.near_lines)
 
     @property
     def purpose(self) -> str:
@@ -312,12 +313,13 @@ def _asked(us: Sequence[Utterance], m: Meeting, st: Settings, oracle,
         # `lived`: the speaker's recent rows, for a template that opens with who it is and
         # its day (configs/opening); the shipped template shows none.
         recent = laws.recent(live, m.now, st.recent)
+        shown = st.shown(u.shown, m.now)
+        u.near = laws.near_lines(shown)
         u.prompt = render(st.template(TALK), name=u.name, other=u.other,
                           bond=m.bond(u.speaker, u.listener), heard=u.heard,
-                          memories=list(u.shown) if st.words is None
-                          else laws.collapse(u.shown, st.hours(m.now)),
+                          memories=list(u.shown) if st.words is None else shown,
                           lived=list(recent) if st.words is None
-                          else laws.collapse(recent, st.hours(m.now)))
+                          else st.shown(recent, m.now))
         lines = {r.id: r.text for r in u.shown}
         u.schema = talk_schema([r.id for r in u.shown], t.chars, lines=lines, bounded=st.bounded)
         asks.append(calls.ask(st, u.purpose, u.prompt, u.schema, u.seed, limit=t.limit))
@@ -373,7 +375,8 @@ def judge(u: Utterance, m: Meeting, t: TalkSettings, stream: Sequence[Memory], *
         return None
     cited = set(u.cites)
     off = laws.judge_grounded(u.text, speaker=u.name, listener=u.other, names=m.names.values(),
-                              cited=[r.text for r in stream if r.id in cited])
+                              cited=[r.text for r in stream if r.id in cited]
+                              + [u.near[i] for i in u.cites if i in u.near])
     return None if off is None else Refusal(off.check, off.reason)
 
 

@@ -159,7 +159,8 @@ def _ids(m: Any, mid: int, i: int) -> tuple[int, ...]:
 
 def _memories(ms: Iterable[Any]) -> list[dict[str, Any]]:
     """Project each memory to {id, ids, count, text, thought, given} and nothing else: `ids`
-    every row a collapsed line (`laws.Line`) stands for (a row alone: its own), `thought`
+    every row a collapsed line (`laws.Line`) stands for (a row alone: its own), `count` how
+    many times it happened (a line's `times`; a row alone: once), `thought`
     whether it is the villager's own thought rather than something it lived, `given` whether
     it was given at its founding (a backstory, a piece of news)."""
     if isinstance(ms, str | bytes | Mapping) or not isinstance(ms, Iterable):
@@ -174,8 +175,10 @@ def _memories(ms: Iterable[Any]) -> list[dict[str, Any]]:
         ids = _ids(m, mid, i)
         thought = bool(_field(m, "thought", i, False) or _field(m, "is_thought", i, False))
         given = bool(_field(m, "given", i, False) or _field(m, "is_given", i, False))
-        out.append({"id": mid, "ids": ids, "count": len(ids), "text": text, "thought": thought,
-                    "given": given})
+        times = getattr(m, "times", None)     # a collapsed line's (`laws.Line.times`)
+        out.append({"id": mid, "ids": ids, "text": text, "thought": thought, "given": given,
+                    "count": times if isinstance(times, int) and not isinstance(times, bool)
+                    else len(ids)})
     return out
 
 

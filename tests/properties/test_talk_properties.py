@@ -34,7 +34,7 @@ def chatter(seed: int):
     def say(ask):
         if ask.purpose not in ("talk", "answer"):
             return answer(ask)
-        ids = shown_ids(ask.prompt)
+        ids = shown_ids(ask.prompt[ask.opening:])
         pick = rnd.sample(ids, k=min(len(ids), rnd.randint(1, 3)))
         roll = rnd.random()
         if roll < 0.1:

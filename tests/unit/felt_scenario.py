@@ -84,7 +84,7 @@ def answer(ask, *, statement=None, plan=None) -> str:
     """A scripted answer to any call of a felt run: `statement(ask, ids)` and `plan(ask, ids)`
     give the statement and the plan, by default a fresh statement citing the first row shown,
     and a plan of one group of the first two rows shown."""
-    ids = shown_ids(ask.prompt)
+    ids = shown_ids(ask.prompt[ask.opening:])
     if ask.purpose == "questions":
         return json.dumps({"questions": ["What mattered today?", "Who was near me?"]})
     if ask.purpose == "statement":

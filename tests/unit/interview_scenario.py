@@ -32,7 +32,7 @@ def interview_answer(ask) -> str:
     """A scripted interview answer: the first line shown, cited, in other words."""
     if ask.purpose != "interview":
         return answer(ask)
-    ids = shown_ids(ask.prompt)
+    ids = shown_ids(ask.prompt[ask.opening:])
     return json.dumps({"numbers": ids[:1], "answer": f"It was so on tick {ask.seed % 1000}"})
 
 

@@ -136,7 +136,7 @@ def test_the_header_digest_formulas_are_pinned():
         "thought": config.load("thought").digest,
     }
     assert sc.header_digest == sc.digest == config.digest({"world": sc.world.digest, **parts})
-    assert sc.digest == "cdffcf5841f16aee613be1ef92d7d86aea2412120773b17bcf5d54e34bbf4438"
+    assert sc.digest == "73da7454c10d387fddd2e1fd01ae9b9e572638937533fe42604ef4706dac768c"
     # where and how fast a model runs is not in it; which model answers is
     other = config.thaw(config.load(dict(sc.files)["models"], schema="models").value)
     other.update(timeout_s=5, keep_alive="1h")

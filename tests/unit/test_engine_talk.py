@@ -86,7 +86,7 @@ def test_a_days_talk_calls_are_at_most_the_budget_said_or_refused_and_one_a_pair
         # every other utterance says a shown line back, and is refused
         if ask.purpose in ("talk", "answer") and ask.seed % 2:
             line = next(x for x in ask.prompt.decode().split("\n") if x.startswith("["))
-            return json.dumps({"numbers": shown_ids(ask.prompt)[:1],
+            return json.dumps({"numbers": shown_ids(ask.prompt[ask.opening:])[:1],
                                "answer": line.split("] ", 1)[1]})
         return answer(ask)
 
@@ -180,7 +180,10 @@ def test_the_talk_prompt_shows_first_what_the_speaker_holds_about_the_listener(t
         for u in t.utterances:
             about = [r for r in u.shown[:u.recalled]]
             assert all(u.listener in r.about for r in about)
-            assert shown_ids(u.prompt.bytes) == [r.id for r in u.shown]
+            # in the order given, its lived rows and then its thoughts, each a list of its own
+            assert shown_ids(u.prompt.bytes[u.prompt.opening:]) == (
+                [r.id for r in u.shown if not r.is_thought] +
+                [r.id for r in u.shown if r.is_thought])
 
 
 def test_a_restatement_of_a_shown_line_is_refused_and_nothing_is_said(tmp_path):
@@ -188,7 +191,7 @@ def test_a_restatement_of_a_shown_line_is_refused_and_nothing_is_said(tmp_path):
         if ask.purpose in ("talk", "answer"):
             line = ask.prompt.decode().split("\n")
             first = next(x for x in line if x.startswith("["))
-            return json.dumps({"numbers": shown_ids(ask.prompt)[:1],
+            return json.dumps({"numbers": shown_ids(ask.prompt[ask.opening:])[:1],
                                "answer": first.split("] ", 1)[1]})
         return answer(ask)
 
@@ -246,7 +249,7 @@ def test_an_utterance_that_says_a_sentence_of_its_own_prompt_back_is_refused(tmp
     def echo(ask):
         if ask.purpose in ("talk", "answer"):
             first = ask.prompt.decode().split("\n")[0].split(". ")[0]
-            return json.dumps({"numbers": shown_ids(ask.prompt)[:1], "answer": first})
+            return json.dumps({"numbers": shown_ids(ask.prompt[ask.opening:])[:1], "answer": first})
         return answer(ask)
 
     sc, oracle, report, path = run(tmp_path, "echo", script=echo, talk=TALK, days=1)
@@ -258,7 +261,7 @@ def test_an_utterance_that_says_a_sentence_of_its_own_prompt_back_is_refused(tmp
 
 def _gossip(ask):
     if ask.purpose in ("talk", "answer"):
-        return json.dumps({"numbers": shown_ids(ask.prompt)[:1],
+        return json.dumps({"numbers": shown_ids(ask.prompt[ask.opening:])[:1],
                            "answer": "Halla, Ander and Mose ate together"})
     return answer(ask)
 

@@ -274,7 +274,7 @@ def test_a_statement_saying_a_shown_thought_again_is_that_thought_recurring_not_
 
     sc, oracle, report, path, _ = run(tmp_path, answers=lambda a: answer(a, statement=same))
     shown = [s for r in report.rounds for x in r.reflections for s in x.statements
-             if b"you thought: The day felt full of food" in s.prompt.bytes]
+             if b"] The day felt full of food\n" in s.prompt.bytes[s.prompt.opening:]]
     assert shown, "the test needs a statement whose prompt showed the thought"
     assert all(s.refused is None and s.recurred is not None for s in shown)
     assert not [e for _, e in events_of(path, ev.Refusal) if e.check == "restates"]

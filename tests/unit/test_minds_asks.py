@@ -113,7 +113,8 @@ def test_a_repeated_line_is_shown_once_with_its_count_and_every_id_it_stands_for
     rows = [Memory(3, 1, 5, "did", "meal", "ate 50 mouthfuls, 25.0 grams", 1, ()),
             Memory(4, 1, 6, "saw", "sighting", "Ander came into sight", 1, ()),
             Memory(9, 1, 7, "did", "meal", "ate 50 mouthfuls, 25.0 grams", 1, ())]
-    text = render(QUESTIONS, name="Halla", memories=laws.collapse(rows), count=2, interests="").text
+    lines = laws.collapse(rows)
+    text = render(QUESTIONS, name="Halla", memories=lines, lived=lines, count=2, interests="").text
     assert "[3, 9] ate 50 mouthfuls, 25.0 grams (2 times)\n" in text
     assert "[4] Ander came into sight\n" in text
 
@@ -122,10 +123,14 @@ def test_a_thought_is_told_apart_from_what_was_lived_in_the_window_and_the_ranki
     rows = [Memory(3, 1, 5, "saw", "sighting", "Ander came into sight", 1, ()),
             Memory(8, 1, 6, "thought", "reflection", "Ander is kind to me", 4, (2,), (3,))]
     for name, extra in ((QUESTIONS, {"count": 2, "interests": ""}),
-                        (STATEMENT, {"question": "Why?"})):
-        text = render(name, name="Halla", memories=laws.collapse(rows), **extra).text
-        assert "[8] you thought: Ander is kind to me\n" in text
-        assert "[3] Ander came into sight\n" in text
+                        (STATEMENT, {"question": "Why?", "interests": ""})):
+        lines = laws.collapse(rows)
+        text = render(name, name="Halla", memories=lines, lived=lines, **extra).text
+        # its own thoughts a list of their own, after what it lived: a marker before each one
+        # ("you thought: ...") was said back in answers as if it were part of the line
+        assert "\n[3] Ander came into sight\nWhat you made of it, each with its number:\n" \
+               "[8] Ander is kind to me\n" in text
+        assert "you thought" not in text
 
 
 @pytest.mark.parametrize("name", [QUESTIONS, STATEMENT, NIGHT, BASINS_UPDATE, BASINS_KEYWORDS,
@@ -133,7 +138,9 @@ def test_a_thought_is_told_apart_from_what_was_lived_in_the_window_and_the_ranki
 def test_every_template_names_who_is_speaking_on_its_first_line(name):
     extra = {"count": 2, "question": "Why?", "interests": "- food: 0.50, steady\n",
              "label": "Food", "keywords": ["bread"], "people": ["Ander"], "places": ["1,2"]}
-    text = render(name, name="Zorune", memories=[{"id": 1, "text": "x"}], **extra).text
+    text = render(name, name="Zorune", memories=[{"id": 1, "text": "x"}],
+                  **({"lived": [{"id": 1, "text": "x"}]} if name in (QUESTIONS, STATEMENT) else {}),
+                  **extra).text
     assert "Zorune" in text.splitlines()[0]
 
 

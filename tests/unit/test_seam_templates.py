@@ -40,30 +40,33 @@ class Row:
 
 
 def test_a_rendering_is_a_function_of_the_template_and_the_rows():
-    a = render(QUESTIONS, name="Halla", memories=HALLA, count=2, interests="")
-    b = render("reflect-questions", name="Halla", memories=[dict(m) for m in HALLA], count=2, interests="")
+    a = render(QUESTIONS, name="Halla", memories=HALLA, lived=HALLA, count=2, interests="")
+    b = render("reflect-questions", name="Halla", memories=[dict(m) for m in HALLA],
+               lived=[dict(m) for m in HALLA], count=2, interests="")
     assert a == b
     assert a.sha256 == hashlib.sha256(a.bytes).hexdigest()
     assert a.template == QUESTIONS and a.template_sha256 == template_file(QUESTIONS).sha256
-    assert render(QUESTIONS, name="Halla", memories=HALLA[:2], count=2, interests="").sha256 != a.sha256
+    assert render(QUESTIONS, name="Halla", memories=HALLA[:2], lived=HALLA[:2], count=2,
+                  interests="").sha256 != a.sha256
 
 
 def test_a_memory_reaches_the_template_as_its_identity_and_its_line_and_nothing_else():
     rows = [Row(1, "Ander came into sight, 0.8 cells off", 901, 4, (2,)),
             Row(8, "handed Ander 50 parcels, 25.0 grams", 999, 7, (2,))]
-    r = render(STATEMENT, name="Halla", memories=rows, question="What did Ander do?")
+    r = render(STATEMENT, name="Halla", memories=rows, question="What did Ander do?",
+               interests="", lived=[])
     text = r.text
     assert "[1] Ander came into sight, 0.8 cells off\n[8] handed Ander 50 parcels, 25.0 grams\n" in text
     assert [ln for ln in text.splitlines() if ln.startswith("[")] == [
         "[1] Ander came into sight, 0.8 cells off", "[8] handed Ander 50 parcels, 25.0 grams"]
     for hidden in ("901", "999", "weight", "tick", "(2,)"):
         assert hidden not in text
-    assert r == render(STATEMENT, name="Halla", question="What did Ander do?",
-                       memories=[{"id": m.id, "text": m.text} for m in rows])
+    assert r == render(STATEMENT, name="Halla", question="What did Ander do?", interests="",
+                       lived=[], memories=[{"id": m.id, "text": m.text} for m in rows])
 
 
 def test_the_questions_prompt_names_the_villager_the_window_and_the_count():
-    text = render(QUESTIONS, name="Halla", memories=HALLA, count=2, interests="").text
+    text = render(QUESTIONS, name="Halla", memories=HALLA, lived=HALLA, count=2, interests="").text
     lines = text.splitlines()
     assert "Halla" in lines[0], "who is speaking comes first"
     start = next(i for i, ln in enumerate(lines) if ln.startswith("[1] "))
@@ -78,16 +81,18 @@ def test_the_questions_prompt_names_the_villager_the_window_and_the_count():
 
 def test_a_missing_key_is_an_error_naming_the_template_and_the_key():
     with pytest.raises(TemplateError, match=r"reflect-statement.tmpl needs 'question'"):
-        render(STATEMENT, name="Halla", memories=HALLA)
+        render(STATEMENT, name="Halla", memories=HALLA, interests="", lived=HALLA)
     with pytest.raises(TemplateError, match=r"reflect-questions.tmpl needs 'count'"):
-        render(QUESTIONS, name="Halla", memories=HALLA)
+        render(QUESTIONS, name="Halla", memories=HALLA, interests="", lived=HALLA)
 
 
 def test_a_memory_without_an_identity_or_a_line_is_refused():
     with pytest.raises(TemplateError, match=r"memories\[0\] has no 'id'"):
-        render(QUESTIONS, name="Halla", memories=[{"text": "x"}], count=2, interests="")
+        render(QUESTIONS, name="Halla", memories=[{"text": "x"}], lived=[{"text": "x"}], count=2,
+               interests="")
     with pytest.raises(TemplateError, match=r"memories\[0\].id must be an integer"):
-        render(QUESTIONS, name="Halla", memories=[{"id": "1", "text": "x"}], count=2, interests="")
+        render(QUESTIONS, name="Halla", memories=[{"id": "1", "text": "x"}],
+               lived=[{"id": "1", "text": "x"}], count=2, interests="")
 
 
 def test_an_unknown_template_is_an_error_naming_it():
@@ -128,7 +133,7 @@ def test_neither_template_states_a_seam_rule(name):
 def test_the_statement_asks_for_the_numbers_first_and_a_sentence_true_to_those_lines():
     text = template_file(STATEMENT).text
     assert "numbers of the lines" in text and "true to those lines" in text
-    assert text.index("{{ question }}") < text.index("{% for m in memories %}"), \
+    assert text.index("{{ question }}") < text.index("{% for m in memories"), \
         "the question comes before the lines, after who is asking"
 
 

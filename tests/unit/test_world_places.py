@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from folded_rows import fold, lines
 
 from kernel import config as configs
@@ -171,6 +173,60 @@ def test_a_prompt_tells_a_lived_rows_time_of_day_and_leaves_thoughts_and_given_r
         ((8,), 'said to Ander this evening: "the well is dry"')]
     assert collapse(rows) == collapse(rows, None)
     assert [line.text for line in collapse(rows[:3])][:1] == ["ate barley in the mill field"]
+
+
+def sight(i, tick, name, came=True):
+    return row(i, tick, "saw", "sighting" if came else "parting",
+               f"you saw {name} come near" if came else f"you lost sight of {name}")
+
+
+def test_with_company_a_time_of_days_sightings_are_one_line_of_whom_the_villager_was_near():
+    rows = [sight(1, 100, "Ander"), row(2, 150), sight(3, 160, "Mose"),
+            sight(4, 170, "Ander", came=False), sight(5, 1900, "Mose", came=False),
+            row(6, 1950, "saw", "gift", "Ander handed you two parcels")]
+    shown = collapse(rows, Hours(1999, 2000), company=True)
+    assert [(line.ids, line.text) for line in shown] == [
+        ((1, 3, 4), "you were near Ander and Mose this morning"),
+        ((2,), "ate barley in the mill field this morning"),
+        ((5,), "you were near Mose this evening"),
+        ((6,), "Ander handed you two parcels this evening")]
+    # without company, or in a world in no words, every sighting is its own line as before
+    assert [line.ids for line in collapse(rows, Hours(1999, 2000))] == [(i,) for i in range(1, 7)]
+    assert collapse(rows, None, company=True) == collapse(rows)
+
+
+def test_an_answer_citing_a_folded_sighting_reads_the_line_its_prompt_showed():
+    from kernel.laws import judge_grounded, near_lines
+
+    rows = [sight(1, 1900, "Ander"), sight(2, 1910, "Mose")]
+    shown = collapse(rows, Hours(1999, 2000), company=True)
+    assert near_lines(shown) == {1: "you were near Ander and Mose this evening",
+                                 2: "you were near Ander and Mose this evening"}
+    said = "I was glad to be near Ander and Mose this evening."
+    alone = judge_grounded(said, speaker="Halla", names={"Halla", "Ander", "Mose"},
+                           cited=[rows[0].text])
+    assert alone is not None and "Mose is named" in alone.reason
+    assert judge_grounded(said, speaker="Halla", names={"Halla", "Ander", "Mose"},
+                          cited=[rows[0].text, near_lines(shown)[1]]) is None
+    assert near_lines(collapse(rows, Hours(1999, 2000))) == {}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1999), st.sampled_from(["Ander", "Mose", "Tove"]),
+                          st.sampled_from(["came", "went", "meal"])), max_size=30))
+def test_folding_sightings_cites_every_row_once_and_names_each_villager_seen_then(drawn):
+    rows = [row(i, t) if what == "meal" else sight(i, t, who, came=what == "came")
+            for i, (t, who, what) in enumerate(drawn, start=1)]
+    hours = Hours(1999, 2000)
+    shown = collapse(rows, hours, company=True)
+    assert sorted(i for line in shown for i in line.ids) == [m.id for m in rows]
+    for line in shown:
+        if line.text.startswith("you were near"):
+            seen = [m for m in rows if m.id in line.ids]
+            assert {m.kind for m in seen} == {"saw"} and len({hours.of(m.tick) for m in seen}) == 1
+            assert all(re.search(rf"\b{who}\b", line.text) for who in
+                       {m.text.split()[-1] if m.event == "parting" else m.text.split()[2]
+                        for m in seen})
 
 
 def test_a_world_in_words_gives_its_thought_settings_the_clock_of_its_prompts():
