@@ -44,7 +44,7 @@ import numpy as np
 from kernel import events as ev
 from kernel import laws
 from kernel.errors import Refused, VillageError
-from kernel.events import Purpose
+from kernel.events import Embedding, Purpose
 from kernel.mind import calls, refeel
 from kernel.mind.calls import Refusal
 from kernel.mind.felt import FeltBook
@@ -289,7 +289,7 @@ def _embed(refl: Sequence[Reflection], rows: _Rows, vectors: Mapping[int, np.nda
                     if m.id not in vectors}.values(), key=lambda m: m.id)
     texts = [m.text for m in fresh] + [q for r in refl for q in r.questions]
     if texts and any(r.questions for r in refl):
-        mat = oracle.embed(st.embed_model, texts, purpose="memories and questions")
+        mat = oracle.embed(st.embed_model, texts, purpose=Embedding.MEMORIES)
         for i, m in enumerate(fresh):
             seen.new[m.id] = mat[i]
         seen.questions = list(mat[len(fresh):])
@@ -387,7 +387,7 @@ def _recur_or_write(now: int, accepted: Sequence[tuple[Reflection, Statement]], 
     """Each accepted statement, in (villager, question) order, becomes a thought, or (with
     felt retrieval, after one embedding call for them all) recurs as an earlier one. The
     events each gave, by (villager, question), and the thoughts written."""
-    vecs = (oracle.embed(st.embed_model, [s.statement for _, s in accepted], purpose="statements")
+    vecs = (oracle.embed(st.embed_model, [s.statement for _, s in accepted], purpose=Embedding.STATEMENTS)
             if rows.felt_retrieval and accepted else None)
     wrote: dict[tuple[int, int], tuple[ev.Event, ...]] = {}
     written: dict[int, list[laws.Memory]] = {}
@@ -425,7 +425,7 @@ def _embed_thoughts(refl: Sequence[Reflection], thoughts: Sequence[laws.Memory],
     statements, to find which recur)."""
     if not thoughts or rows.felt_retrieval:
         return
-    mat = oracle.embed(st.embed_model, [t.text for t in thoughts], purpose="thoughts")
+    mat = oracle.embed(st.embed_model, [t.text for t in thoughts], purpose=Embedding.THOUGHTS)
     for i, t in enumerate(thoughts):
         seen.new[t.id] = mat[i]
     for r in refl:

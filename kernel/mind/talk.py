@@ -47,7 +47,7 @@ from kernel import events as ev
 from kernel import laws
 from kernel.calendar import Calendar
 from kernel.errors import Refused
-from kernel.events import Purpose
+from kernel.events import Embedding, Purpose
 from kernel.laws.memory import Memory
 from kernel.mind import calls
 from kernel.mind.calls import Refusal
@@ -292,7 +292,7 @@ def _asked(us: Sequence[Utterance], m: Meeting, st: Settings, oracle,
     fresh = sorted({r.id: r for rows in lives.values() for r in rows if not have(r.id)}.values(),
                    key=lambda r: r.id)
     texts = [r.text for r in fresh] + [query(u) for u in us]
-    mat = oracle.embed(st.embed_model, texts, purpose="talk")
+    mat = oracle.embed(st.embed_model, texts, purpose=Embedding.TALK)
     for i, r in enumerate(fresh):
         new[r.id] = mat[i]
     vec = lambda i: new[i] if i in new else m.vectors[i]  # noqa: E731

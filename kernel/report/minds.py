@@ -35,7 +35,7 @@ from kernel.engine.replay import follow, replay
 from kernel.engine.scenario import Scenario, load_rules
 from kernel.engine.scenario import load as load_scenario
 from kernel.errors import VillageError
-from kernel.events import Purpose
+from kernel.events import Embedding, Purpose
 from kernel.laws import minds as lm
 from kernel.log import read_header, verify
 from kernel.mind.reflect import Round
@@ -383,7 +383,7 @@ def embedder_of(sc: Scenario | None) -> tuple[Embed | None, str]:
     if why is not None:
         return None, f"no embedder is installed here ({why})"
     oracle = minilm.MiniLMOracle.from_config(cfg.value)
-    return (lambda texts: oracle.embed(model, list(texts), purpose="minds")), ""
+    return (lambda texts: oracle.embed(model, list(texts), purpose=Embedding.MINDS)), ""
 
 
 def places_of(sc: Scenario | None) -> tuple[str, ...]:

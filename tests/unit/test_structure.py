@@ -314,3 +314,14 @@ def test_the_checker_names_a_circle_and_passes_a_face_that_gathers_its_submodule
                                         ("It is big.", False)])
 def test_the_one_piece_marker_is_a_sentence_saying_why(marker: str, ok: bool):
     assert bool(ONE_PIECE.search(marker)) is ok
+
+
+def test_every_purpose_a_call_names_is_a_member_of_its_closed_set_never_its_text():
+    # kernel.events.Purpose for a generation, kernel.events.Embedding for an embedding: the
+    # text is the log's and the recording's bytes, and a text typed again can drift from it
+    typed = [f"{mod.path.relative_to(KERNEL.parent)}:{node.lineno} purpose={kw.value.value!r}"
+             for mod in MODULES.values() for node in ast.walk(mod.tree) if isinstance(node, ast.Call)
+             for kw in node.keywords
+             if kw.arg == "purpose" and isinstance(kw.value, ast.Constant)
+             and isinstance(kw.value.value, str)]
+    assert not typed, "a purpose named by its text:\n" + "\n".join(typed)
