@@ -58,7 +58,7 @@ def fork_cmd(run: str, at: int, out: str, **given) -> None:
     """
     from kernel.engine import fork, saved
 
-    a = Asked(**given)
+    a = ForkAsked(**given)
     live = a.checked()
     check_new(out, who="a fork")
     p = fork.plan(run, at, thought=a.thought, world=a.world, scenario=a.scenario, ticks=a.ticks,
@@ -85,7 +85,7 @@ def fork_cmd(run: str, at: int, out: str, **given) -> None:
 
 
 @dataclass(frozen=True)
-class Asked:
+class ForkAsked:
     """What `village fork` was asked besides RUN, T and the new log: its options as given."""
 
     thought: str | None
@@ -113,7 +113,7 @@ class Asked:
         return live
 
 
-def _oracle(a: Asked, p, prefix, live: bool, out: str, recording: Path | None):
+def _oracle(a: ForkAsked, p, prefix, live: bool, out: str, recording: Path | None):
     """Who answers the fork's calls from T on, and the recording the run writes or names."""
     from kernel.engine import fork
 
@@ -135,7 +135,7 @@ def _oracle(a: Asked, p, prefix, live: bool, out: str, recording: Path | None):
             recording)
 
 
-def _forked(a: Asked, p, prefix, oracle, out: str, recording: Path | None) -> None:
+def _forked(a: ForkAsked, p, prefix, oracle, out: str, recording: Path | None) -> None:
     """Run the fork, say what it wrote, save its recording and, with --save-as, its scenario."""
     from kernel.engine import RunOptions, fork, saved
 

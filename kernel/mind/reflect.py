@@ -9,7 +9,7 @@ questions answer is asked of only when no question repeats another
 `laws.cite` and `laws.reflected` (and, where the settings say `grounded`,
 `laws.judge_grounded`: it names and says only what the rows it cites do).
 A refusal is a value (its check and its reason), and each call's `Ask`,
-`Answered` and `Refusal` are built by
+`Answered` and `Rejection` are built by
 kernel.mind.calls, as the night's are. The round writes nothing: it
 returns the events to append and the vectors to keep, so a round that
 fails half-way (a server gone, a replay that does not match) leaves no
@@ -46,7 +46,7 @@ from kernel import laws
 from kernel.errors import Refused, VillageError
 from kernel.events import Embedding, Purpose
 from kernel.mind import calls, refeel
-from kernel.mind.calls import Refusal
+from kernel.mind.calls import Rejection
 from kernel.mind.felt import FeltBook
 from kernel.mind.settings import Settings
 from kernel.oracle.base import Ask, Said
@@ -78,7 +78,7 @@ class Statement:
     statement: str | None = None
     cites: tuple[int, ...] = ()
     verdict: laws.Verdict | None = None
-    refused: Refusal | None = None     # when refused, by shaped or the seam
+    refused: Rejection | None = None     # when refused, by shaped or the seam
     row: laws.Memory | None = None
     recurred: int | None = None        # the earlier thought this statement is, when it recurs
     near: Mapping[int, str] = field(default_factory=dict)   # folded rows' shown lines (laws.near_lines)
@@ -98,7 +98,7 @@ class Reflection:
     opening: dict[str, Any] = field(default_factory=dict)   # what its prompts open with
     said: Said | None = None
     questions: tuple[str, ...] = ()
-    refused: Refusal | None = None     # the questions refused whole, by shaped or as repeated
+    refused: Rejection | None = None     # the questions refused whole, by shaped or as repeated
     statements: list[Statement] = field(default_factory=list)
     embedded: int = 0
 
@@ -267,17 +267,17 @@ def _ask_questions(now: int, due: Sequence[Due], rows: _Rows, oracle,
     return refl
 
 
-def _questions(said: Said, schema: bytes) -> tuple[tuple[str, ...], Refusal | None]:
+def _questions(said: Said, schema: bytes) -> tuple[tuple[str, ...], Rejection | None]:
     """The questions of one answer, or none and why they are refused whole."""
     try:
         asked = tuple(shaped(said, schema)["questions"])
     except Refused as e:
-        return (), Refusal("shaped", str(e))
+        return (), Rejection("shaped", str(e))
     # The schema's uniqueItems compares bytes; the seam compares questions as
     # `laws.plain` gives them. A list with a repeat is refused whole.
     again = laws.repeated(asked)
     if again is not None:
-        return (), Refusal("repeated", laws.repetition(*again))
+        return (), Rejection("repeated", laws.repetition(*again))
     return asked, None
 
 
@@ -342,7 +342,7 @@ def _judge_all(now: int, refl: Sequence[Reflection], rows: _Rows, st: Settings,
 
 def _judge(now: int, s: Statement, mine: tuple[laws.Memory, ...], gone: Mapping[int, str],
            st: Settings, *, recurs: bool,
-           grounded: tuple[str, frozenset[str]] | None = None) -> Refusal | None:
+           grounded: tuple[str, frozenset[str]] | None = None) -> Rejection | None:
     """One statement through the seam: its shape, its own words, its citations (reading the
     stream as it stood when the round began), and, where `grounded` gives the speaker and the
     village's names, that it names and claims only what the rows it cites do
@@ -355,7 +355,7 @@ def _judge(now: int, s: Statement, mine: tuple[laws.Memory, ...], gone: Mapping[
     try:
         drawn = shaped(s.said, s.check)
     except Refused as e:
-        return Refusal("shaped", str(e))
+        return Rejection("shaped", str(e))
     s.statement, s.cites = drawn[SAID], tuple(drawn[CITES])
     # Its own words first: a statement, and not a memory its prompt showed said back.
     said_back = laws.judge_statement(s.statement, [x.memory for x in s.ranked
@@ -364,10 +364,10 @@ def _judge(now: int, s: Statement, mine: tuple[laws.Memory, ...], gone: Mapping[
         # The seam's verdict on it, as a refused citation's would be (depth unknown: 0).
         s.verdict = laws.Verdict(ok=False, check=said_back.check, reason=said_back.reason,
                                  depth=0)
-        return Refusal(said_back.check, said_back.reason)
+        return Rejection(said_back.check, said_back.reason)
     s.verdict = laws.cite(mine, now, s.cites, st.cap, gone)
     if not s.verdict.ok:
-        return Refusal(s.verdict.check, s.verdict.reason)
+        return Rejection(s.verdict.check, s.verdict.reason)
     if grounded is None:
         return None
     cited = set(s.cites)
@@ -377,7 +377,7 @@ def _judge(now: int, s: Statement, mine: tuple[laws.Memory, ...], gone: Mapping[
     if off is None:
         return None
     s.verdict = laws.Verdict(ok=False, check=off.check, reason=off.reason, depth=s.verdict.depth)
-    return Refusal(off.check, off.reason)
+    return Rejection(off.check, off.reason)
 
 
 def _recur_or_write(now: int, accepted: Sequence[tuple[Reflection, Statement]], rows: _Rows,

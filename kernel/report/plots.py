@@ -250,7 +250,7 @@ def basins(r: Run) -> tuple[VillagerBasins, ...]:
     """Every villager's basins over the run, each basin's weight at its seeding and after
     every night its villager's basins moved. A run where nobody holds basins is refused with
     the one sentence saying why."""
-    got = ri.Gather()
+    got = ri.InterestsGather()
     _folded(r, [got], r.scenario.rules if r.scenario is not None else load_rules())
     sc = r.scenario
     people = ([(p.id, p.name) for p in sc.world.people] if sc is not None

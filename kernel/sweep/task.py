@@ -81,7 +81,7 @@ def execute(plan: dict[str, Any], *, mode: str, sweep_key: str, recording: bytes
         sc = msc.load(here / "home" / "fixtures" / "run")
         rec_path = here / "recording.json"
         oracle = _oracle(sc, plan, mode, rec_path, recording, threads, accept_digest)
-        minds = rm.Gather()
+        minds = rm.MindsGather()
         nights = MindTables(sc.world.ticks_per_day)
         try:
             report = engine_run(sc, oracle, here / "run.log", projections=[minds, nights])
