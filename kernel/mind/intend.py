@@ -151,10 +151,13 @@ def shown(cells: Sequence[tuple[int, int] | str]) -> list[str]:
 
 
 def plan_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequence[Memory]],
-               states: Mapping[int, la.AttractorState], book: FeltBook | None,
-               names: Mapping[int, str], oracle, st: Settings, calendar: Calendar) -> Plans:
+               states: Mapping[int, la.AttractorState], book: FeltBook | None, oracle,
+               st: Settings, world) -> Plans:
     """The plans for tomorrow at tick `now` for `villagers` (in order): every call, then each
-    answer judged intention by intention."""
+    answer judged intention by intention. `world` is the scenario's world config, whose
+    people's names a plan may seek and whose calendar says which day tomorrow is."""
+    names = {q.id: q.name for q in world.people}
+    calendar: Calendar = world.calendar
     p = st.plan
     assert p is not None
     day = calendar.day_of(now) + 1

@@ -128,21 +128,30 @@ class Round:
     vectors: Mapping[int, np.ndarray]   # new vectors, by row id: rows embedded and thoughts
 
 
+@dataclass(frozen=True, slots=True)
+class Held:
+    """What the due villagers hold beside their rows as a round begins: their felt state (a
+    scratch copy, which the round changes as it re-feels; None without felt memory), and each
+    one's basins as its questions prompt shows them (kernel.mind.basins `view`; none: no
+    basins shown)."""
+
+    felt: FeltBook | None = None
+    interests: Mapping[int, str] = field(default_factory=dict)
+
+
 def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[laws.Memory]],
                   vectors: Mapping[int, np.ndarray], oracle, st: Settings, next_id: int,
-                  felt: FeltBook | None = None,
-                  interests: Mapping[int, str] | None = None) -> Round:
+                  held: Held | None = None) -> Round:
     """Run one round at tick `now` for every villager in `due`, in the order given.
 
     `streams` holds each villager's rows (only its own); `vectors` the rows
-    already embedded; `next_id` the identity the first thought takes;
-    `felt` the due villagers' felt state as the round begins (a scratch
-    copy, which the round changes as it re-feels), or None without felt memory;
-    `interests` each villager's basins as its questions prompt shows them (kernel.mind.basins
-    `view`; none or empty: no basins shown).
+    already embedded; `next_id` the identity the first thought takes; `held` what the
+    due villagers hold beside their rows (`Held`).
     """
+    held = held if held is not None else Held()
+    felt = held.felt
     rows = _Rows.at(now, due, streams, felt, st)
-    refl = _ask_questions(now, due, rows, oracle, st, interests or {})
+    refl = _ask_questions(now, due, rows, oracle, st, held.interests)
     seen = _embed(refl, rows, vectors, oracle, st)
     _rank_and_state(now, refl, rows, seen, oracle, st, felt)
     accepted = _judge_all(now, refl, rows, st, {d.villager: d.village for d in due})
