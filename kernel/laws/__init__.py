@@ -44,6 +44,7 @@ from kernel.laws.memory import KINDS, Memory, ThoughtWeight
 from kernel.laws.reflection import Verdict, cite, depth, due, next_due, recent, reflected
 from kernel.laws.retrieval import (
     PLACES,
+    Columns,
     Ranked,
     Retrieval,
     Scored,
@@ -81,6 +82,7 @@ __all__ = [
     "Basin",
     "BasinUpdate",
     "Claim",
+    "Columns",
     "LawError",
     "Line",
     "Memory",

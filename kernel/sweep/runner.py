@@ -187,9 +187,9 @@ def run(spec: sspec.Spec, *, backend: str = "llamacpp", threads: int | None = 1,
         todo.append(p)
     key = key_of(spec)
     t0 = time.perf_counter()
-    results = _dispatch(todo, lambda p: {"mode": f"live:{backend}", "recording": None},
-                        key=key, threads=threads, accept_digest=accept_digest, show=show,
-                        desc=f"sweep {spec.name}", on_start=on_start,
+    results = _dispatch(todo, lambda p: {"mode": f"live:{backend}", "recording": None,
+                                         "threads": threads, "accept_digest": accept_digest},
+                        key=key, show=show, desc=f"sweep {spec.name}", on_start=on_start,
                         place=lambda p, got: place(folder, p, got))
     out.seconds = time.perf_counter() - t0
     del results
@@ -234,9 +234,9 @@ def replay(spec: sspec.Spec, *, show: bool | None = None,
 
     _dispatch(plans, lambda p: {"mode": "replay",
                                 "recording": (folder / "runs" / p.id / "recording.json").read_bytes()
-                                if (folder / "runs" / p.id / "recording.json").is_file() else None},
-              key=key, threads=None, accept_digest=False, show=show, desc=f"replay {spec.name}",
-              on_start=on_start, place=keep)
+                                if (folder / "runs" / p.id / "recording.json").is_file() else None,
+                                "threads": None, "accept_digest": False},
+              key=key, show=show, desc=f"replay {spec.name}", on_start=on_start, place=keep)
     out.seconds = time.perf_counter() - t0
     out.rows = [rows[p.id] for p in plans]
     table.build_replays(folder, out.rows)
@@ -252,11 +252,14 @@ def _inputs(d: Path, p: sspec.Plan) -> sspec.Plan:
                       files=files)
 
 
-def _dispatch(plans: list[sspec.Plan], extra: Callable[[sspec.Plan], dict[str, Any]], *,
-              key: str, threads: int | None, accept_digest: bool, show: bool | None, desc: str,
+def _dispatch(plans: list[sspec.Plan], how: Callable[[sspec.Plan], dict[str, Any]], *,
+              key: str, show: bool | None, desc: str,
               on_start: Callable[[str, str, int], None] | None,
               place: Callable[[sspec.Plan, dict[str, Any]], None]) -> int:
-    """Submit every plan as a Ray task, place each result as it arrives; the count placed."""
+    """Submit every plan as a Ray task, place each result as it arrives; the count placed.
+
+    `how(plan)` is how the task makes that run: `execute`'s keywords `mode`, `recording`,
+    `threads` and `accept_digest`."""
     r = ray()
     if not r.is_initialized():
         raise ClusterError("a sweep needs a connection to Ray first: kernel.cluster.connect()")
@@ -273,10 +276,8 @@ def _dispatch(plans: list[sspec.Plan], extra: Callable[[sspec.Plan], dict[str, A
                 done += 1
                 bar.update(1)
                 continue
-            e = extra(p)
-            ref = task.remote({**p.key, "files": p.files, "ticks": p.ticks}, mode=e["mode"],
-                              sweep_key=key, recording=e["recording"], threads=threads,
-                              accept_digest=accept_digest, started=tally)
+            ref = task.remote({**p.key, "files": p.files, "ticks": p.ticks}, sweep_key=key,
+                              started=tally, **how(p))
             pending[ref] = p
         while pending:
             ready, _ = r.wait(list(pending), num_returns=1, timeout=0.5)
