@@ -1,8 +1,8 @@
 """The one entry to the engine: a run of a scenario, by the tick loop or by the fork.
 
-`run(scenario, oracle, out, ...)` gathers its keywords into one
-`RunOptions` value (they are its fields) and hands it on: a scenario that is not a fork runs
-from tick 0 through the tick loop (kernel.engine.run); a forked one
+`run(scenario, oracle, out, ...)` gathers its keywords (`RunOptions`' fields)
+into one `RunOptions` value and hands it on: a scenario that is not a fork
+runs from tick 0 through the tick loop (kernel.engine.run); a forked one
 (`parent` and `fork_at` in its scenario.json) goes to kernel.engine.fork,
 whose parent's recording answers before the fork and `oracle` after.
 `run_world` is a world run: the same entry with nobody reflecting.

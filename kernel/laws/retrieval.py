@@ -311,7 +311,7 @@ def rank_columns(
         return ()
     if ticks.min() < 0:
         as_tick("a tick in ticks", int(ticks.min()))
-    query_ = _Query.of(q, m.dtype)
+    asked = _Query.of(q, m.dtype)
     felt_now = _felt_now(p, felt, n)
     # the fast pass scales weights by 1/10: a felt strength is ten of those
     fast_weights = felt_now * 10 if felt_now is not None else weights.astype(np.float64)
@@ -322,10 +322,10 @@ def rank_columns(
     eligible = ticks <= now
     if not eligible.any():
         return ()
-    candidates = _nominate(m, query_, ticks, fast_weights, eligible, now, p, given)
+    candidates = _nominate(m, asked, ticks, fast_weights, eligible, now, p, given)
     imp_of = (felt_now[candidates].tolist() if felt_now is not None
               else [w / 10 for w in weights[candidates].tolist()])
-    return _scored(now, candidates, Columns(ids, ticks, weights), imp_of, m, query_, p)
+    return _scored(now, candidates, Columns(ids, ticks, weights), imp_of, m, asked, p)
 
 
 def _checked_columns(columns: object, vectors: np.ndarray
