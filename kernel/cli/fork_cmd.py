@@ -140,8 +140,8 @@ def _forked(a: ForkAsked, p, prefix, oracle, out: str, recording: Path | None) -
     from kernel.engine import RunOptions, fork, saved
 
     with ticks_bar(p.ticks, "fork") as bar:
-        report = fork.run_fork(p.parent, p.child, p.at, out, parent_head=p.parent_head,
-                               prefix_oracle=prefix, oracle=oracle, parent_log=p.parent_log,
+        report = fork.run_fork(fork.ForkedFrom(p.parent, p.parent_head, prefix, p.parent_log),
+                               p.child, p.at, out, oracle=oracle,
                                options=RunOptions(ticks=p.ticks, progress=bar.update))
     click.echo(f"  ticks 0 to {p.at - 1}: {p.parent.name}'s frames, byte for byte; its chain "
                f"at tick {p.at - 1} {report.parent_chain[:16]}")

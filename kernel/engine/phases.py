@@ -27,7 +27,7 @@ from kernel.mind.bonds import BondBook
 from kernel.mind.given import given
 from kernel.mind.intend import Plans, plan_round
 from kernel.mind.night import Night, night_round
-from kernel.mind.reflect import Due, Held, Round, reflect_round
+from kernel.mind.reflect import Due, Holdings, Round, reflect_round
 from kernel.mind.settings import NightSettings, Settings
 from kernel.mind.talk import Meeting, Talk, TalkBook, talk_round
 from kernel.world.step import World, step
@@ -149,7 +149,7 @@ def reflect_phase(en: EngineState, ts: TickState, so_far: Sequence[ev.Event]) ->
                else en.vectors.by_id)
     ts.round = reflect_round(ts.tick, due, streams, vectors, en.oracle, en.settings,
                              next_id=en.memory.next_id + len(ts.seen),
-                             held=Held(felt=felt, interests=interests or {}))
+                             held=Holdings(felt=felt, interests=interests or {}))
     return ts.round.events
 
 

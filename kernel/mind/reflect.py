@@ -129,7 +129,7 @@ class Round:
 
 
 @dataclass(frozen=True, slots=True)
-class Held:
+class Holdings:
     """What the due villagers hold beside their rows as a round begins: their felt state (a
     scratch copy, which the round changes as it re-feels; None without felt memory), and each
     one's basins as its questions prompt shows them (kernel.mind.basins `view`; none: no
@@ -141,14 +141,14 @@ class Held:
 
 def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[laws.Memory]],
                   vectors: Mapping[int, np.ndarray], oracle, st: Settings, next_id: int,
-                  held: Held | None = None) -> Round:
+                  held: Holdings | None = None) -> Round:
     """Run one round at tick `now` for every villager in `due`, in the order given.
 
     `streams` holds each villager's rows (only its own); `vectors` the rows
     already embedded; `next_id` the identity the first thought takes; `held` what the
-    due villagers hold beside their rows (`Held`).
+    due villagers hold beside their rows (`Holdings`).
     """
-    held = held if held is not None else Held()
+    held = held if held is not None else Holdings()
     felt = held.felt
     rows = _Rows.at(now, due, streams, felt, st)
     refl = _ask_questions(now, due, rows, oracle, st, held.interests)
@@ -236,7 +236,7 @@ class _Rows:
 
 
 @dataclass(slots=True)
-class _Seen:
+class _RoundVectors:
     """The vectors a round reads: those it was handed, the new ones it embeds (rows, then
     thoughts), and the questions' vectors in (villager, question) order."""
 
@@ -291,9 +291,9 @@ def _questions(said: Said, schema: bytes) -> tuple[tuple[str, ...], Rejection | 
 
 
 def _embed(refl: Sequence[Reflection], rows: _Rows, vectors: Mapping[int, np.ndarray], oracle,
-          st: Settings) -> _Seen:
+          st: Settings) -> _RoundVectors:
     """One embedding call for every question and every live row not yet embedded."""
-    seen = _Seen(vectors)
+    seen = _RoundVectors(vectors)
     fresh = sorted({m.id: m for r in refl for m in rows.live[r.villager]
                     if m.id not in vectors}.values(), key=lambda m: m.id)
     texts = [m.text for m in fresh] + [q for r in refl for q in r.questions]
@@ -307,7 +307,7 @@ def _embed(refl: Sequence[Reflection], rows: _Rows, vectors: Mapping[int, np.nda
     return seen
 
 
-def _rank_and_state(now: int, refl: Sequence[Reflection], rows: _Rows, seen: _Seen, oracle,
+def _rank_and_state(now: int, refl: Sequence[Reflection], rows: _Rows, seen: _RoundVectors, oracle,
                    st: Settings, felt: FeltBook | None) -> None:
     """For every question, bring memories to mind; the statement calls, asked together."""
     qi = 0
@@ -390,7 +390,7 @@ def _judge(now: int, s: Statement, mine: tuple[laws.Memory, ...], gone: Mapping[
 
 
 def _recur_or_write(now: int, accepted: Sequence[tuple[Reflection, Statement]], rows: _Rows,
-                    seen: _Seen, oracle, st: Settings, felt: FeltBook | None,
+                    seen: _RoundVectors, oracle, st: Settings, felt: FeltBook | None,
                     next_id: int) -> tuple[dict[tuple[int, int], tuple[ev.Event, ...]],
                                            list[laws.Memory]]:
     """Each accepted statement, in (villager, question) order, becomes a thought, or (with
@@ -429,7 +429,7 @@ def _recur_or_write(now: int, accepted: Sequence[tuple[Reflection, Statement]], 
 
 
 def _embed_thoughts(refl: Sequence[Reflection], thoughts: Sequence[laws.Memory], rows: _Rows,
-                    seen: _Seen, oracle, st: Settings) -> None:
+                    seen: _RoundVectors, oracle, st: Settings) -> None:
     """One embedding call for the thoughts written (felt retrieval embedded them already, as
     statements, to find which recur)."""
     if not thoughts or rows.felt_retrieval:

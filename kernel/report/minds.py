@@ -238,11 +238,11 @@ def _shown(rounds: Sequence[Round] | None) -> dict[tuple[int, int, int], dict[in
 # --- the marks and the sums -------------------------------------------------------------------
 
 
-def _answer(c: _Call, rec: _Recorded, runs: frozenset | None) -> lm.Answer:
+def _answer(c: _Call, rec: _Recorded, runs: frozenset | None) -> lm.AnswerRead:
     known = rec.tokens.get((c.prompt_sha256, c.text))
     tokens_in, tokens_out, limit, took_ns = known.popleft() if known else (None,) * 4
     asked = lm.said(c.text) if c.purpose == Purpose.QUESTIONS else ()
-    return lm.Answer(
+    return lm.AnswerRead(
         tick=c.tick, villager=c.villager, purpose=c.purpose, index=c.index, text=c.text,
         marks=lm.marks(c.text, c.done_reason, tokens_out, limit), questions=len(asked),
         parroting=sum(lm.parrots(q, runs) for q in asked) if runs is not None else 0,

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from kernel.engine.run import RunReport
     from kernel.engine.scenario import Scenario
     from kernel.laws.memory import Memory
-    from kernel.laws.minds import Answer, Reading, ReadTally, Tally, ThoughtMark
+    from kernel.laws.minds import AnswerRead, Reading, ReadTally, Tally, ThoughtMark
     from kernel.laws.reflection import Verdict
     from kernel.mind.felt import FeltState
     from kernel.mind.night import Night
@@ -238,12 +238,12 @@ class Minds:
     "none", why there are none; `notes` what else the measure could not read."""
 
     run: str
-    answers: tuple[Answer, ...]
+    answers: tuple[AnswerRead, ...]
     thoughts: tuple[ThoughtMark, ...]
     all: Tally
     purposes: tuple[tuple[str, Tally], ...]
     villagers: tuple[tuple[int, str, Tally], ...]
-    worst: tuple[Answer, ...]
+    worst: tuple[AnswerRead, ...]
     vectors: str
     notes: tuple[str, ...] = ()
     reader: Reader | None = None
