@@ -273,11 +273,16 @@ def _readings(g: MindsGather, inputs: Inputs, rows: Mapping[int, object],
     answers of its interviews' first variant that the seam let stand."""
     known = lm.lexicon(inputs.words.words, [*names.values(), *inputs.places])
 
-    def cited(ids: Iterable[int]) -> list[str]:
-        return [rows[c].text for c in ids if c in rows]
+    def cited(ids: Iterable[int], near: Mapping[int, str] | None = None) -> list[str]:
+        ids = tuple(ids)
+        return [rows[c].text for c in ids if c in rows] + [near[c] for c in ids if c in (near or {})]
 
-    out = [lm.read("thought", e.villager, e.text, cited(e.drawn_from), known, names)
-           for _, e in g.thoughts]
+    # a folded row's line as the statement's prompt showed it (`laws.near_lines`), as the seam
+    # read it: where the row's own line names one villager, the shown line names them all
+    near = {s.row.id: s.near for rnd in inputs.rounds or () for r in rnd.reflections
+            for s in r.statements if s.row is not None and s.near}
+    out = [lm.read("thought", e.villager, e.text, cited(e.drawn_from, near.get(e.id)), known,
+                   names) for _, e in g.thoughts]
     out += [lm.read("utterance", e.speaker, e.text, cited(e.drawn_from), known, names,
                     listener=e.listener) for e in g.spoken]
     asked = inputs.interviews.asked if inputs.interviews is not None else ()
