@@ -111,10 +111,10 @@ def _columns_at(rng: np.random.Generator, n: int, repeats: int) -> tuple[dict[st
     timed: dict[str, Callable[[], object]] = {
         "floor": lambda: vectors @ query,
         "rows": lambda: laws.rank(now, rows, vectors, query, p),
-        "columns": lambda: laws.rank_columns(now, ids, ticks, weights, vectors, query, p),
-        "squares": lambda: laws.rank_columns(now, ids, ticks, weights, vectors, query, p,
+        "columns": lambda: laws.rank_columns(now, (ids, ticks, weights), vectors, query, p),
+        "squares": lambda: laws.rank_columns(now, (ids, ticks, weights), vectors, query, p,
                                              squares=squares),
-        "felt": lambda: laws.rank_columns(now, ids, ticks, weights, vectors, query, pf,
+        "felt": lambda: laws.rank_columns(now, (ids, ticks, weights), vectors, query, pf,
                                           felt=felt, squares=squares),
     }
     best = interleaved(timed, repeats)

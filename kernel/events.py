@@ -189,6 +189,21 @@ class Purpose(StrEnum):
     INTERVIEW = "interview"     # an interview question's answer
 
 
+class Embedding(StrEnum):
+    """The closed set of what an embedding call is for: a recording's `purpose` of each
+    embed call, its text in the recording's bytes (so a member compares equal to the text
+    read back); code names the member, never the text."""
+
+    MEMORIES = "memories and questions"   # a round's new rows and its questions
+    STATEMENTS = "statements"             # a round's accepted statements
+    THOUGHTS = "thoughts"                 # the thoughts a night's plan or a recurrence weighs
+    TALK = "talk"                         # a tick's talk: what is said and heard
+    INTERVIEW = "interview"               # an interview's questions
+    INTERVIEW_ANSWERS = "interview answers"   # an interview's answers, for their likeness
+    MINDS = "minds"                       # `village minds` measuring thoughts' nearness
+    EMBED = "embed"                       # `village embed`, a text on the command line
+
+
 
 @dataclass(frozen=True, slots=True)
 class Answered(Event):

@@ -14,7 +14,7 @@ from kernel.errors import VillageError
 SAME_SHOWN = 3          # a run of shared events longer than this is one line with its count
 
 
-class Unreadable(click.ClickException):
+class UnreadableLog(click.ClickException):
     """A log that cannot be compared: one line, and exit 2, so it is never taken for a difference."""
 
     exit_code = 2
@@ -157,7 +157,7 @@ def diff_cmd(a: str, b: str, rows: int) -> None:
     try:
         d = diff(a, b)
     except VillageError as e:
-        raise Unreadable(one_line(e)) from None
+        raise UnreadableLog(one_line(e)) from None
     click.echo(_side("A", d.a))
     click.echo(_side("B", d.b))
     click.echo(_header_line(d))

@@ -18,6 +18,7 @@ import click
 import numpy as np
 
 from kernel.cli import CONTEXT
+from kernel.events import Embedding
 from kernel.oracle import backends, entry
 
 
@@ -79,7 +80,7 @@ def embed_cmd(backend: str, model: str | None, accept_digest: bool, install: boo
                                            f"(byte {e.start}): {raw[:40]!r}") from None
             text = text[:-1] if text.endswith("\n") else text
             text = text[:-1] if text.endswith("\r") else text
-            sys.stdout.write(_numbers(oracle.embed(name, [text], purpose="embed")[0]) + "\n")
+            sys.stdout.write(_numbers(oracle.embed(name, [text], purpose=Embedding.EMBED)[0]) + "\n")
             sys.stdout.flush()
     except BrokenPipeError:
         # a reader that stops early (`| head`) is not an error of ours

@@ -58,7 +58,7 @@ def fork_cmd(run: str, at: int, out: str, **given) -> None:
     """
     from kernel.engine import fork, saved
 
-    a = Asked(**given)
+    a = ForkAsked(**given)
     live = a.checked()
     check_new(out, who="a fork")
     p = fork.plan(run, at, thought=a.thought, world=a.world, scenario=a.scenario, ticks=a.ticks,
@@ -85,7 +85,7 @@ def fork_cmd(run: str, at: int, out: str, **given) -> None:
 
 
 @dataclass(frozen=True)
-class Asked:
+class ForkAsked:
     """What `village fork` was asked besides RUN, T and the new log: its options as given."""
 
     thought: str | None
@@ -113,7 +113,7 @@ class Asked:
         return live
 
 
-def _oracle(a: Asked, p, prefix, live: bool, out: str, recording: Path | None):
+def _oracle(a: ForkAsked, p, prefix, live: bool, out: str, recording: Path | None):
     """Who answers the fork's calls from T on, and the recording the run writes or names."""
     from kernel.engine import fork
 
@@ -135,13 +135,13 @@ def _oracle(a: Asked, p, prefix, live: bool, out: str, recording: Path | None):
             recording)
 
 
-def _forked(a: Asked, p, prefix, oracle, out: str, recording: Path | None) -> None:
+def _forked(a: ForkAsked, p, prefix, oracle, out: str, recording: Path | None) -> None:
     """Run the fork, say what it wrote, save its recording and, with --save-as, its scenario."""
     from kernel.engine import RunOptions, fork, saved
 
     with ticks_bar(p.ticks, "fork") as bar:
-        report = fork.run_fork(p.parent, p.child, p.at, out, parent_head=p.parent_head,
-                               prefix_oracle=prefix, oracle=oracle, parent_log=p.parent_log,
+        report = fork.run_fork(fork.ForkedFrom(p.parent, p.parent_head, prefix, p.parent_log),
+                               p.child, p.at, out, oracle=oracle,
                                options=RunOptions(ticks=p.ticks, progress=bar.update))
     click.echo(f"  ticks 0 to {p.at - 1}: {p.parent.name}'s frames, byte for byte; its chain "
                f"at tick {p.at - 1} {report.parent_chain[:16]}")

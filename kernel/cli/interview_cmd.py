@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -241,10 +242,7 @@ def document(s: isn.Session, a: isn.At) -> dict:
 @click.option("--accept-digest", is_flag=True, help="Ask a model whose digest is not the pinned one.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print every figure and every answer's row as one JSON object.")
-def interview_cmd(source: str, question: str | None, who: tuple[str, ...], tick: int | None,
-                  battery: Path | None, variants: tuple[str, ...], backend: str,
-                  record: Path | None, exemplars: Path | None, accept_digest: bool,
-                  as_json: bool) -> None:
+def interview_cmd(source: str, question: str | None, **given) -> None:
     """Ask a villager of SOURCE (a run's log, or a scenario) QUESTION at tick --at, or a battery.
 
     The villager's memory and felt state are folded from the log up to the tick and no
@@ -253,50 +251,79 @@ def interview_cmd(source: str, question: str | None, who: tuple[str, ...], tick:
     citations. With --oracle replay the answers are read off a recording of interviews, and
     the first prompt that differs stops it, naming both digests.
     """
-    if (question is None) == (battery is None):
-        raise click.UsageError("give one QUESTION (with --who NAME) or --battery FILE")
-    if question is not None and len(who) != 1:
-        raise click.UsageError("one QUESTION is put to one villager: give --who NAME once")
-    if question is not None and variants:
-        raise click.UsageError("--variant is for --battery")
-    if question is not None:
-        isn.question_of(question)     # refused before the log is read or a model is loaded
-    b = ib.load(battery) if battery is not None else ib.of({"questions": [
+    o = InterviewAsked(**given)
+    o.check(question)
+    b = ib.load(o.battery) if o.battery is not None else ib.of({"questions": [
         {"id": "asked", "category": "self", "text": "asked"}]})
     with _source(source) as (log, sc):
-        a = isn.at(log, sc, tick)
-        for n in who:
+        a = isn.at(log, sc, o.tick)
+        for n in o.who:
             a.who(n)
-        names = ([v.name for v in b.variants] if "all" in variants else list(variants)) or ["full"]
+        names = ([v.name for v in b.variants] if "all" in o.variants else list(o.variants)) \
+            or ["full"]
         for n in names:
             if n != "full":
                 b.variant(n)
-        oracle, path = _oracle(sc, backend, record, exemplars, accept_digest)
+        oracle, path = _oracle(sc, o.backend, o.record, o.exemplars, o.accept_digest)
         try:
             if question is not None:
-                s = isn.one(a, who[0], question, oracle, battery=b)
+                s = isn.one(a, o.who[0], question, oracle, battery=b)
             else:
-                s = isn.ask(a, b, oracle, who=who, variants=names)
+                s = isn.ask(a, b, oracle, who=o.who, variants=names)
         except ReplayMismatch as e:
             raise VillageError(f"the interview does not replay from {path}: {e}") from None
         finally:
             oracle.close()
-        lines = one_lines(s, a) if question is not None else battery_lines(s)
-        for line in lines if not as_json else ():
-            click.echo(line)
-        done = _check_replayed(s, oracle, path) if path is not None else None
-        if record is not None:
-            rel = _rel(battery)
-            ir.save(record, oracle, s, rel)
-            done = (f"  recorded {oracle.calls} calls and {oracle.embeddings} embeddings to "
-                    f"{record}; transcript sha256 {s.transcript_sha256}")
-        if as_json:
-            import json
+        _said(o, s, a, oracle, path, one=question is not None)
 
-            click.echo(json.dumps({**document(s, a), "done": done.strip() if done else None},
-                                  ensure_ascii=False, indent=1, allow_nan=False))
-        elif done is not None:
-            click.echo(done)
+
+@dataclass(frozen=True)
+class InterviewAsked:
+    """What `village interview` was asked besides SOURCE and QUESTION: its options as given."""
+
+    who: tuple[str, ...]
+    tick: int | None
+    battery: Path | None
+    variants: tuple[str, ...]
+    backend: str
+    record: Path | None
+    exemplars: Path | None
+    accept_digest: bool
+    as_json: bool
+
+    def check(self, question: str | None) -> None:
+        """Refuse options that cannot go with QUESTION (or its absence), before the log is read
+        or a model is loaded."""
+        if (question is None) == (self.battery is None):
+            raise click.UsageError("give one QUESTION (with --who NAME) or --battery FILE")
+        if question is not None and len(self.who) != 1:
+            raise click.UsageError("one QUESTION is put to one villager: give --who NAME once")
+        if question is not None and self.variants:
+            raise click.UsageError("--variant is for --battery")
+        if question is not None:
+            isn.question_of(question)
+
+
+def _said(o: InterviewAsked, s: isn.Session, a: isn.At, oracle, path: Path | None, *,
+          one: bool) -> None:
+    """Print what the interview found (its lines, or its JSON document), checked against the
+    recording it replayed, or saved as the one it recorded."""
+    lines = one_lines(s, a) if one else battery_lines(s)
+    for line in lines if not o.as_json else ():
+        click.echo(line)
+    done = _check_replayed(s, oracle, path) if path is not None else None
+    if o.record is not None:
+        rel = _rel(o.battery)
+        ir.save(o.record, oracle, s, rel)
+        done = (f"  recorded {oracle.calls} calls and {oracle.embeddings} embeddings to "
+                f"{o.record}; transcript sha256 {s.transcript_sha256}")
+    if o.as_json:
+        import json
+
+        click.echo(json.dumps({**document(s, a), "done": done.strip() if done else None},
+                              ensure_ascii=False, indent=1, allow_nan=False))
+    elif done is not None:
+        click.echo(done)
 
 
 def _rel(p: Path | None) -> str | None:

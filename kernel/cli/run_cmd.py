@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -123,8 +124,7 @@ def _cost_lines(oracle, pace: int) -> list[str]:
 @click.option("--index", "index", is_flag=True,
               help="Also write the run's DuckDB index (the log with .duckdb), from the rows the "
                    "run folds as it goes: what `village index` would write.")
-def run_cmd(scenario: str, backend: str, workers: int | None, address: str | None, record: bool,
-            out: str | None, cap: int | None, accept_digest: bool, index: bool) -> None:
+def run_cmd(scenario: str, **given) -> None:
     """Run SCENARIO (a folder, or a name in the home's fixtures/) for its ticks.
 
     Villagers reflect where they are due. Before tick 0 a live oracle is asked
@@ -136,18 +136,33 @@ def run_cmd(scenario: str, backend: str, workers: int | None, address: str | Non
     """
     from kernel.cluster.oracle import for_run
 
+    a = RunAsked(**given)
     sc = msc.load(scenario)
-    if record and not entry(backend).live:
+    if a.record and not entry(a.backend).live:
         raise click.UsageError("--record needs a live oracle: --oracle llamacpp or ollama")
-    if out is not None:
-        check_new(out)      # before any model is reached
-    oracle = for_run(sc, backend, workers=workers, address=address, record=record,
-                     accept_digest=accept_digest)
+    if a.out is not None:
+        check_new(a.out)      # before any model is reached
+    oracle = for_run(sc, a.backend, workers=a.workers, address=a.address, record=a.record,
+                     accept_digest=a.accept_digest)
     try:
-        _run(sc, oracle, backend, record=record, out=out, cap=cap, index=index)
+        _run(sc, oracle, a.backend, record=a.record, out=a.out, cap=a.cap, index=a.index)
     finally:
         if oracle is not None:
             oracle.close()
+
+
+@dataclass(frozen=True)
+class RunAsked:
+    """What `village run` was asked besides SCENARIO: its options as given."""
+
+    backend: str
+    workers: int | None
+    address: str | None
+    record: bool
+    out: str | None
+    cap: int | None
+    accept_digest: bool
+    index: bool
 
 
 def _run(sc, oracle, backend: str, *, record: bool, out: str | None, cap: int | None,

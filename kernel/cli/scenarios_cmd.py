@@ -25,7 +25,7 @@ import click
 from kernel.cli import CONTEXT
 from kernel.cli.shared import ticks_bar
 from kernel.engine import scenario as msc
-from kernel.report.scenarios import Row, replays, row_of
+from kernel.report.scenarios import ScenarioRow, replays, row_of
 
 HEADERS = ("scenario", "villagers", "ticks", "days", "reflect", "recorded", "questions",
            "statements", "thoughts", "nights", "groups", "re-felt", "forgotten", "head")
@@ -41,7 +41,7 @@ def _days(d: float) -> str:
     return f"{d:g}" if d == int(d) else f"{d:.2f}"
 
 
-def cells(r: Row) -> tuple[str, ...]:
+def cells(r: ScenarioRow) -> tuple[str, ...]:
     """A row's cells, in HEADERS' order; '-' where a figure has no meaning for the scenario."""
     first = (r.name, str(r.villagers), f"{r.ticks:,}", _days(r.days), str(r.reflecting))
     head = r.head[:12] or "-"
@@ -77,7 +77,7 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]],
     return ["| " + " | ".join(x) + " |" for x in (headers, rule, *rows)]
 
 
-def lines(rows: Sequence[Row], markdown: bool) -> list[str]:
+def lines(rows: Sequence[ScenarioRow], markdown: bool) -> list[str]:
     """Both tables: the scenarios, then the refusals by check, with the notes of a differing replay."""
     table = markdown_table if markdown else text_table
     out = [*table(HEADERS, [cells(r) for r in rows], RIGHT), "", *textwrap.wrap(LEGEND, 100)]
@@ -94,7 +94,7 @@ def lines(rows: Sequence[Row], markdown: bool) -> list[str]:
     return out
 
 
-def _row(name: str) -> Row:
+def _row(name: str) -> ScenarioRow:
     """A scenario's row, with a progress bar on its replay when it has one."""
     sc = msc.load(name)
     if not replays(sc):

@@ -7,6 +7,7 @@ signal, say what the sweep left (kernel.sweep.stopped tidies it).
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 
 import click
 
@@ -55,8 +56,7 @@ def row_lines(rows: list[dict], replay: bool) -> list[str]:
               help="llama.cpp threads of each run (each run holds one Ray CPU).")
 @click.option("--fresh", is_flag=True, help="Make every run again, even those the folder holds.")
 @click.option("--accept-digest", is_flag=True, help="Run a model whose digest is not the pinned one.")
-def sweep_cmd(spec: str, backend: str, workers: int | None, address: str | None, out: str | None,
-              threads: int, fresh: bool, accept_digest: bool) -> None:
+def sweep_cmd(spec: str, **given) -> None:
     """Run every combination of SPEC's scenarios, world seeds and overrides as a Ray task.
 
     Each run's log, recording and inputs go under the sweep folder whole (a
@@ -71,21 +71,22 @@ def sweep_cmd(spec: str, backend: str, workers: int | None, address: str | None,
     from kernel.errors import Interrupted
     from kernel.sweep import stopped
 
-    if workers is not None and address is not None:
+    a = SweepAsked(**given)
+    if a.workers is not None and a.address is not None:
         raise click.UsageError("--workers starts a local Ray and --ray joins a running one: "
                                "give one of them")
-    replaying = not entry(backend).live
-    s = sweep.load(spec, out=out)
+    replaying = not entry(a.backend).live
+    s = sweep.load(spec, out=a.out)
     plans = sweep.plans(s)
     sweep.runnable(plans)
     if not replaying:
         # Every run's worker reads the backend's settings (OLLAMA_HOST, say): a bad one is the
         # sweep's to refuse, once, before Ray starts, not a failed row of every run.
-        entry(backend).check_settings(config.load("models"))
+        entry(a.backend).check_settings(config.load("models"))
         sweep.creatable(s)
     was = stopped.before(s)
     try:
-        _sweep(s, plans, backend, replaying, workers, address, threads, fresh, accept_digest)
+        _sweep(s, plans, a, replaying)
     except BaseException as e:
         # Ray is gone by now, and every worker of the sweep with it
         cut = interrupted_in(e) if isinstance(e, Interrupted | KeyboardInterrupt | SystemError) \
@@ -96,22 +97,34 @@ def sweep_cmd(spec: str, backend: str, workers: int | None, address: str | None,
         raise Interrupted(cut.signum, left=stopped.left(s, was, replaying=replaying)) from None
 
 
-def _sweep(s, plans, backend: str, replaying: bool, workers: int | None, address: str | None,
-           threads: int, fresh: bool, accept_digest: bool) -> None:
+@dataclass(frozen=True)
+class SweepAsked:
+    """What `village sweep` was asked besides SPEC: its options as given."""
+
+    backend: str
+    workers: int | None
+    address: str | None
+    out: str | None
+    threads: int
+    fresh: bool
+    accept_digest: bool
+
+
+def _sweep(s, plans, a: SweepAsked, replaying: bool) -> None:
     from kernel import cluster, sweep
 
-    with cluster.session(workers, address):
-        where = f"{cluster.cpus()} Ray CPUs" + (f" at {address}" if address else "")
+    with cluster.session(a.workers, a.address):
+        where = f"{cluster.cpus()} Ray CPUs" + (f" at {a.address}" if a.address else "")
         if replaying:
             click.echo(f"sweep {s.name}: replaying the finished runs of its {len(plans)} from "
                        f"their recordings on {where}; folder {s.out}")
             o = sweep.replay(s)
         else:
             click.echo(f"sweep {s.name}: {len(plans)} runs ({len(s.scenarios)} scenarios x "
-                       f"{len(s.seeds)} seeds x {len(s.overrides)} overrides), oracle {backend}, "
-                       f"on {where}; folder {s.out}")
-            o = sweep.run(s, backend=backend, threads=threads, accept_digest=accept_digest,
-                          fresh=fresh)
+                       f"{len(s.seeds)} seeds x {len(s.overrides)} overrides), oracle "
+                       f"{a.backend}, on {where}; folder {s.out}")
+            o = sweep.run(s, backend=a.backend, threads=a.threads, accept_digest=a.accept_digest,
+                          fresh=a.fresh)
     for line in row_lines(o.rows, replaying):
         click.echo(line)
     table = s.out / sweep.TABLE

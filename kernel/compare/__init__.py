@@ -6,6 +6,6 @@ count of differing ticks per villager). It prints nothing and changes no
 file; the CLI renders it.
 """
 
-from kernel.compare.diff import Diff, First, HeaderChange, Row, Side, concerned, diff
+from kernel.compare.diff import Diff, DiffRow, First, HeaderChange, Side, concerned, diff
 
-__all__ = ["Diff", "First", "HeaderChange", "Row", "Side", "concerned", "diff"]
+__all__ = ["Diff", "First", "HeaderChange", "DiffRow", "Side", "concerned", "diff"]

@@ -55,7 +55,7 @@ class HeaderChange:
 
 
 @dataclass(frozen=True, slots=True)
-class Row:
+class DiffRow:
     """One row of the first differing tick: an event of A beside an event of B.
 
     Both are set and equal for an event the two logs share there; one is
@@ -77,7 +77,7 @@ class First:
     tick: int
     in_a: bool          # whether A holds a frame for this tick
     in_b: bool
-    rows: tuple[Row, ...]
+    rows: tuple[DiffRow, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +133,7 @@ class Diff:
 
 
 @dataclass(slots=True)
-class _Frame:
+class _RawFrame:
     index: int
     offset: int
     payload: bytes
@@ -155,7 +155,7 @@ def _open(path: str) -> BinaryIO:
     return open(files.open_regular(path, _WORDS), "rb")
 
 
-class _Log:
+class _LogReader:
     """One log read frame by frame: its header first, then its ticks in order."""
 
     def __init__(self, path: str | os.PathLike):
@@ -232,7 +232,7 @@ class _Log:
                                                "and its seed an integer)")
         return m
 
-    def next(self) -> _Frame | None:
+    def next(self) -> _RawFrame | None:
         """The next tick frame, its tick read off the payload's first bytes; None at the end."""
         fr = self._raw()
         if fr is None:
@@ -246,9 +246,9 @@ class _Log:
             self.first_tick = tick
         self.last_tick = tick
         self.ticks += 1
-        return _Frame(index, offset, payload, chain, tick)
+        return _RawFrame(index, offset, payload, chain, tick)
 
-    def events(self, f: _Frame) -> tuple[ev.Event, ...]:
+    def events(self, f: _RawFrame) -> tuple[ev.Event, ...]:
         try:
             m = ev.unpack(f.payload)
         except Exception:
@@ -273,7 +273,7 @@ class _Log:
 SHARED_BLOCK = 1 << 20
 
 
-def _shared_bytes(a: _Log, b: _Log) -> int:
+def _shared_bytes(a: _LogReader, b: _LogReader) -> int:
     """How many bytes the two files share from their start: read block by block, in place."""
     fa, fb = a.fh.fileno(), b.fh.fileno()
     at = 0
@@ -325,17 +325,17 @@ def differing_villagers(a: tuple[ev.Event, ...], b: tuple[ev.Event, ...]) -> set
     return {v for v in pa.keys() | pb.keys() if pa.get(v) != pb.get(v)}
 
 
-def align(a: tuple[ev.Event, ...], b: tuple[ev.Event, ...]) -> tuple[Row, ...]:
+def align(a: tuple[ev.Event, ...], b: tuple[ev.Event, ...]) -> tuple[DiffRow, ...]:
     """Two ticks' events as rows: shared events once, the others beside each other in order."""
-    rows: list[Row] = []
+    rows: list[DiffRow] = []
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
     for op, i1, i2, j1, j2 in sm.get_opcodes():
         if op == "equal":
-            rows.extend(Row(e, e) for e in a[i1:i2])
+            rows.extend(DiffRow(e, e) for e in a[i1:i2])
             continue
         xs, ys = a[i1:i2], b[j1:j2]
         for k in range(max(len(xs), len(ys))):
-            rows.append(Row(xs[k] if k < len(xs) else None, ys[k] if k < len(ys) else None))
+            rows.append(DiffRow(xs[k] if k < len(xs) else None, ys[k] if k < len(ys) else None))
     return tuple(rows)
 
 
@@ -346,7 +346,7 @@ class _Tally:
         self.first: First | None = None
         self.names: dict[int, str] = {}
 
-    def learn_names(self, log: _Log, f: _Frame, events: tuple[ev.Event, ...] | None = None) -> None:
+    def learn_names(self, log: _LogReader, f: _RawFrame, events: tuple[ev.Event, ...] | None = None) -> None:
         if events is None:
             if _FOUNDED not in f.payload:
                 return
@@ -374,9 +374,9 @@ class _Tally:
 
 def diff(a: str | os.PathLike, b: str | os.PathLike) -> Diff:
     """Compare two logs tick by tick, streaming both in step; see the module's account."""
-    la = _Log(a)
+    la = _LogReader(a)
     try:
-        lb = _Log(b)
+        lb = _LogReader(b)
     except BaseException:
         la.close()
         raise
@@ -387,7 +387,7 @@ def diff(a: str | os.PathLike, b: str | os.PathLike) -> Diff:
         lb.close()
 
 
-def _compare(la: _Log, lb: _Log) -> Diff:
+def _compare(la: _LogReader, lb: _LogReader) -> Diff:
     t = _Tally()
     same = 0
     if la.header_chain == lb.header_chain:

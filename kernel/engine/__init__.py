@@ -13,7 +13,7 @@ projections folded as it runs. `scenario.load` resolves a scenario's files once 
 typed values; `scenario.of_world` makes a world run one.
 """
 
-from kernel.engine.frames import Frame, world_frames
+from kernel.engine.frames import WorldFrame, world_frames
 from kernel.engine.phases import PHASES, TickState
 from kernel.engine.projection import (
     Folded,
@@ -31,7 +31,7 @@ from kernel.engine.scenario import Scenario, committed, load_rules, of_world, ru
 from kernel.engine.scenario import load as load_scenario
 from kernel.engine.start import run, run_with, run_world
 
-__all__ = ["PHASES", "Engine", "Folded", "Frame", "MemoryProjection", "MemoryState", "Projection",
+__all__ = ["PHASES", "Engine", "Folded", "WorldFrame", "MemoryProjection", "MemoryState", "Projection",
            "RecordedVectors", "Replay", "RunOptions", "RunReport", "Scenario", "TickState",
            "VectorsProjection", "committed", "fold", "follow", "load_rules", "load_scenario", "memory_of",
            "of_world", "replay", "rules_digest", "run", "run_with", "run_world", "world_frames"]

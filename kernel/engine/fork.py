@@ -151,18 +151,30 @@ Prefix = list[tuple[int, tuple[ev.Event, ...], TickState]]
 """A fork's ticks before T as the engine ran them: (tick, its events, what its phases handed on)."""
 
 
-def run_fork(parent: Scenario, child: Scenario, at: int, out: str | os.PathLike, *,
-             parent_head: str, prefix_oracle, oracle, parent_log: str | os.PathLike | None = None,
-             options: RunOptions = DEFAULTS) -> ForkReport:
-    """Write the fork of `parent` at tick `at` into a new log at `out`, and run it on as `child`.
+@dataclass(frozen=True)
+class ForkedFrom:
+    """The run a fork leaves: its scenario, the head of its log (which the fork's header
+    names), the oracle that answers its rounds before the fork (its recording, or None for a
+    world run), and that log itself, each rebuilt frame held to it (None: held to nothing)."""
 
-    Ticks 0 .. at-1 run under the parent's configs with `prefix_oracle` (the
-    parent's recording) answering any round; with `parent_log`, each frame
+    scenario: Scenario
+    head: str
+    oracle: Oracle | None
+    log: str | os.PathLike | None = None
+
+
+def run_fork(source: ForkedFrom, child: Scenario, at: int, out: str | os.PathLike, *, oracle,
+             options: RunOptions = DEFAULTS) -> ForkReport:
+    """Write the fork of `source` at tick `at` into a new log at `out`, and run it on as `child`.
+
+    Ticks 0 .. at-1 run under the parent's configs with `source.oracle` (the
+    parent's recording) answering any round; with `source.log`, each frame
     must be that log's, and the chain value at at-1 its chain value. From
     `at` on the engine runs under `child`'s world and `options.settings`
     (default `child.settings`) with `oracle`, to tick `options.ticks` - 1
     (default `child.ticks`).
     """
+    parent, prefix_oracle, parent_log = source.scenario, source.oracle, source.log
     n = child.ticks if options.ticks is None else options.ticks
     _check(parent, child, at, n)
     en = Engine(parent, prefix_oracle, projections=options.projections, phases=options.phases)
@@ -172,7 +184,7 @@ def run_fork(parent: Scenario, child: Scenario, at: int, out: str | os.PathLike,
                         ticks_per_day=child.world.ticks_per_day)
     frames, chain = _prefix(en, parent, at, parent_log)
     report.parent_chain = chain.hex()
-    header = Header(FORMAT, child.header_digest, child.world.seed, fork_at=at, parent=parent_head,
+    header = Header(FORMAT, child.header_digest, child.world.seed, fork_at=at, parent=source.head,
                     parent_chain=chain.hex(), overrides=overrides(parent, child))
     log = LogWriter.create(out, config_digest=child.header_digest, seed=child.world.seed,
                            ticks_per_day=child.world.ticks_per_day, fork=header,
@@ -308,15 +320,15 @@ def run_forked_scenario(sc: Scenario, oracle, out: str | os.PathLike,
                                  f"before {at} hold its reflection rounds")
     else:
         prefix = make("replay", parent.models, replay_from=parent.exemplars)
-    return run_fork(parent, sc, at, out, parent_head=parent.head_sha256, prefix_oracle=prefix,
-                    oracle=oracle, options=options)
+    return run_fork(ForkedFrom(parent, parent.head_sha256, prefix), sc, at, out, oracle=oracle,
+                    options=options)
 
 
 # --- a fork of a log -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class Plan:
+class ForkPlan:
     """Everything a fork of a log runs from, resolved and checked before its log is made."""
 
     parent: Scenario
@@ -330,7 +342,7 @@ class Plan:
 
 def plan(parent_log: str | os.PathLike, at: int, *, thought: str | os.PathLike | None = None,
          world: str | os.PathLike | None = None, scenario: str | os.PathLike | None = None,
-         ticks: int | None = None, parent_recording: str | os.PathLike | None = None) -> Plan:
+         ticks: int | None = None, parent_recording: str | os.PathLike | None = None) -> ForkPlan:
     """Resolve a fork of the log at `parent_log` at tick `at`: the parent's configs and the child's."""
     from kernel.engine import scenario as msc
 
@@ -379,7 +391,7 @@ def plan(parent_log: str | os.PathLike, at: int, *, thought: str | os.PathLike |
         rec = parent.exemplars       # the log is the scenario's recorded run
     if rec is not None and not rec.is_file():
         raise ForkError(f"the parent's recording {rec} is not a file")
-    return Plan(parent, child, at, end, Path(parent_log), s.head_hex, rec)
+    return ForkPlan(parent, child, at, end, Path(parent_log), s.head_hex, rec)
 
 
 def recorded(prefix) -> bool:
@@ -388,7 +400,7 @@ def recorded(prefix) -> bool:
     return prefix is not None and not isinstance(prefix, _NoPrefixOracle)
 
 
-def prefix_oracle(p: Plan):
+def prefix_oracle(p: ForkPlan):
     """The oracle for the parent's rounds before the fork: its recording, read in order."""
     from kernel.oracle import make
 

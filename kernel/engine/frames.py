@@ -11,7 +11,7 @@ from kernel.world.step import World, initial, step
 
 
 @dataclass(frozen=True, slots=True)
-class Frame:
+class WorldFrame:
     """One tick of the world alone: its events, and the world after it."""
 
     tick: int
@@ -26,4 +26,4 @@ def world_frames(world_config, ticks: int):
     w = initial(world_config)
     for t in range(ticks):
         w, events = step(w, t)
-        yield Frame(tick=t, events=events, world=w)
+        yield WorldFrame(tick=t, events=events, world=w)

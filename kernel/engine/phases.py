@@ -27,7 +27,7 @@ from kernel.mind.bonds import BondBook
 from kernel.mind.given import given
 from kernel.mind.intend import Plans, plan_round
 from kernel.mind.night import Night, night_round
-from kernel.mind.reflect import Due, Round, reflect_round
+from kernel.mind.reflect import Due, Holdings, Round, reflect_round
 from kernel.mind.settings import NightSettings, Settings
 from kernel.mind.talk import Meeting, Talk, TalkBook, talk_round
 from kernel.world.step import World, step
@@ -148,8 +148,8 @@ def reflect_phase(en: EngineState, ts: TickState, so_far: Sequence[ev.Event]) ->
     vectors = (ChainMap(dict(ts.talk.vectors), en.vectors.by_id) if ts.talk is not None
                else en.vectors.by_id)
     ts.round = reflect_round(ts.tick, due, streams, vectors, en.oracle, en.settings,
-                             next_id=en.memory.next_id + len(ts.seen), felt=felt,
-                             interests=interests)
+                             next_id=en.memory.next_id + len(ts.seen),
+                             held=Holdings(felt=felt, interests=interests or {}))
     return ts.round.events
 
 
@@ -196,9 +196,8 @@ def plan_phase(en: EngineState, ts: TickState, so_far: Sequence[ev.Event]) -> Se
     streams = ts.view.streams(so_far, [d.villager for d in who])
     states = en.basins.after(so_far) if en.basins is not None else {}
     book = en.felt.scratch([d.villager for d in who], ts.tick, rows, so_far) if en.felt else None
-    names = {p.id: p.name for p in en.scenario.world.people}
-    ts.plans = plan_round(ts.tick, who, streams, states, book, names, en.oracle, en.settings,
-                          en.scenario.world.calendar)
+    ts.plans = plan_round(ts.tick, who, streams, states, book, en.oracle, en.settings,
+                          en.scenario.world)
     return ts.plans.events
 
 

@@ -1,8 +1,8 @@
 """The one entry to the engine: a run of a scenario, by the tick loop or by the fork.
 
-`run(scenario, oracle, out, ...)` gathers its keywords into one
-`RunOptions` value and hands it on: a scenario that is not a fork runs
-from tick 0 through the tick loop (kernel.engine.run); a forked one
+`run(scenario, oracle, out, ...)` gathers its keywords (`RunOptions`' fields)
+into one `RunOptions` value and hands it on: a scenario that is not a fork
+runs from tick 0 through the tick loop (kernel.engine.run); a forked one
 (`parent` and `fork_at` in its scenario.json) goes to kernel.engine.fork,
 whose parent's recording answers before the fork and `oracle` after.
 `run_world` is a world run: the same entry with nobody reflecting.
@@ -16,33 +16,24 @@ module that imports both the loop and the fork.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from typing import Any
 
 from kernel.engine import fork
-from kernel.engine.phases import PHASES, Phase
-from kernel.engine.projection import Projection
 from kernel.engine.run import RunOptions, RunReport, run_loop
 from kernel.engine.scenario import Scenario, of_world
-from kernel.mind.reflect import Round
-from kernel.mind.settings import Settings
 
 
-def run(sc: Scenario, oracle, out: str | os.PathLike, *, settings: Settings | None = None,
-        ticks: int | None = None, progress: Callable[[int], None] | None = None,
-        on_round: Callable[[Round], None] | None = None, keep_going: bool = False,
-        projections: Sequence[Projection] = (), phases: Sequence[tuple[str, Phase]] = PHASES,
-        commit_every: int = 0) -> RunReport:
+def run(sc: Scenario, oracle, out: str | os.PathLike, **options: Any) -> RunReport:
     """Run `sc` into a new log at `out`, with `oracle` answering every model call.
 
-    With `keep_going`, an error in a phase ends the run quietly (the log holds
-    every tick before the failing one) and is kept in the report; without,
-    it is raised. `projections` are folded alongside the engine's own;
-    `phases` replaces the tick's phases (PHASES, in order). See `RunOptions`.
+    `options` are `RunOptions`' fields by name (a name it has not is a TypeError, as
+    for any call): with `keep_going`, an error in a phase ends the run quietly (the
+    log holds every tick before the failing one) and is kept in the report; without,
+    it is raised. `projections` are folded alongside the engine's own; `phases`
+    replaces the tick's phases (PHASES, in order). See `RunOptions`.
     """
-    return run_with(sc, oracle, out, RunOptions(
-        settings=settings, ticks=ticks, progress=progress, on_round=on_round,
-        keep_going=keep_going, projections=tuple(projections), phases=tuple(phases),
-        commit_every=commit_every))
+    return run_with(sc, oracle, out, RunOptions(**options))
 
 
 def run_with(sc: Scenario, oracle, out: str | os.PathLike, options: RunOptions) -> RunReport:

@@ -34,6 +34,7 @@ from kernel.engine.projection import MemoryProjection, RecordedVectors
 from kernel.engine.replay import at as folded_at
 from kernel.engine.scenario import Scenario
 from kernel.errors import VillageError
+from kernel.events import Embedding
 from kernel.interview.battery import FULL, Battery, Question, Variant, other_of
 from kernel.laws import interview as li
 from kernel.laws.memory import Memory
@@ -84,7 +85,7 @@ def settings_of(sc: Scenario) -> Settings:
     return sc.settings
 
 
-PURPOSES = frozenset({"interview", "interview answers"})
+PURPOSES = frozenset({Embedding.INTERVIEW, Embedding.INTERVIEW_ANSWERS})
 """The purposes of an interview's embedding calls: a recording's vectors for the rows a run
 embedded are read from every embedding call but these."""
 
@@ -277,7 +278,7 @@ def ask(a: At, battery: Battery, oracle, *, who: Sequence[str] = (),
                     if m.id not in known}.values(), key=lambda m: m.id)
     asked_texts = list(dict.fromkeys(t for i in ids for t in texts[i]))
     mat = oracle.embed(st.embed_model, [m.text for m in fresh] + asked_texts,
-                       purpose="interview")
+                       purpose=Embedding.INTERVIEW)
     for k, m in enumerate(fresh):
         known[m.id] = mat[k]
     qvec = {t: mat[len(fresh) + k] for k, t in enumerate(asked_texts)}
@@ -313,7 +314,7 @@ def _cosines(s: Session, known: Mapping[int, np.ndarray], oracle, st: Settings) 
     answers = list(dict.fromkeys(x.interview.answer for x in ok))
     if not answers:
         return
-    mat = oracle.embed(st.embed_model, answers, purpose="interview answers")
+    mat = oracle.embed(st.embed_model, answers, purpose=Embedding.INTERVIEW_ANSWERS)
     by = {t: mat[k] for k, t in enumerate(answers)}
     for x in ok:
         cs = [li.cosine(by[x.interview.answer], known[c]) for c in x.interview.cites if c in known]

@@ -271,7 +271,7 @@ ALWAYS = PURPOSES[:3]
 
 
 @dataclass(frozen=True, slots=True)
-class Answer:
+class AnswerRead:
     """One model answer as the measure reads it: where it was said, its marks, and what became
     of it. `questions` and `parroting` count its questions (a questions answer); `refused` is
     the check that refused it whole; `became` is "thought" or "recurred" for a statement that
@@ -367,7 +367,7 @@ class Tally:
         return self.thoughts + self.recurred
 
 
-def tally(answers: Iterable[Answer], thoughts: Iterable[ThoughtMark] = (),
+def tally(answers: Iterable[AnswerRead], thoughts: Iterable[ThoughtMark] = (),
           alike_by: Mapping[int, tuple[float, int]] | None = None) -> Tally:
     """The sums of `answers` and `thoughts`; `alike_by` holds each villager's pair sum and pair
     count (`alike`), of which the villagers with a thought here are summed."""
@@ -403,7 +403,7 @@ def tally(answers: Iterable[Answer], thoughts: Iterable[ThoughtMark] = (),
         tokens_out=sum(c[1] for c in costs), took_ns=sum(c[2] for c in costs))
 
 
-def worst(answers: Iterable[Answer], n: int = 5) -> tuple[Answer, ...]:
+def worst(answers: Iterable[AnswerRead], n: int = 5) -> tuple[AnswerRead, ...]:
     """The `n` worst degenerate answers: the most reasons first, then the most repeated
     3-gram, then the most digits, then the earliest (tick, villager, purpose, index)."""
     bad = [a for a in answers if a.marks.degenerate]

@@ -48,7 +48,7 @@ KINDS = frozenset({ev.Founded, ev.Walked, ev.Given, ev.Spoke})
 
 
 @dataclass(frozen=True, slots=True)
-class Utterance:
+class TalkTurn:
     """One `Spoke` event of the log, at `tick`, the `seq`-th event of its frame, and the row id
     of the listener's heard row (None where the listener did not have the speaker in sight)."""
 
@@ -144,7 +144,7 @@ class Diffusion:
     villager's name as it was founded."""
 
     news: tuple[Spread, ...]
-    utterances: tuple[Utterance, ...]
+    utterances: tuple[TalkTurn, ...]
     names: Mapping[int, str]
 
     def name(self, villager: int | None) -> str | None:
@@ -194,7 +194,7 @@ def _check_frames(frames: Sequence[Frame]) -> None:
         last = tick
 
 
-def _heard_rows(frames: Sequence[Frame], rows: Sequence[Memory]) -> tuple[Utterance, ...]:
+def _heard_rows(frames: Sequence[Frame], rows: Sequence[Memory]) -> tuple[TalkTurn, ...]:
     heard = _by_tick(rows, "heard")
     out = []
     for tick, events in frames:
@@ -209,7 +209,7 @@ def _heard_rows(frames: Sequence[Frame], rows: Sequence[Memory]) -> tuple[Uttera
                 if (m.villager == e.listener and m.about == (e.speaker,)
                         and m.text.endswith(f' say: "{e.text}"')):
                     got, j = m.id, j + 1
-            out.append(Utterance(tick, seq, e.speaker, e.listener, e.text, tuple(e.drawn_from),
+            out.append(TalkTurn(tick, seq, e.speaker, e.listener, e.text, tuple(e.drawn_from),
                                  e.reply, got))
         if j < len(mine):
             m = mine[j]
@@ -222,7 +222,7 @@ def _heard_rows(frames: Sequence[Frame], rows: Sequence[Memory]) -> tuple[Uttera
     return tuple(out)
 
 
-def utterances(frames: Sequence[Frame], rows: Iterable[Memory]) -> tuple[Utterance, ...]:
+def utterances(frames: Sequence[Frame], rows: Iterable[Memory]) -> tuple[TalkTurn, ...]:
     """Every utterance of `frames` ((tick, events), in tick order), with the heard row it gave
     among `rows` (the rows perception made of the same frames; rows of other kinds are passed
     over)."""
@@ -256,7 +256,7 @@ def _given_rows(frames: Sequence[Frame], rows: Sequence[Memory]
 
 
 def _spread_one(name: str, given: list[tuple[int, int, ev.Given, int]],
-                said: Sequence[Utterance]) -> tuple[list[Holding], list[tuple[int, str]],
+                said: Sequence[TalkTurn]) -> tuple[list[Holding], list[tuple[int, str]],
                                                      list[int]]:
     words = given[0][2].words
     held: dict[int, Holding] = {}

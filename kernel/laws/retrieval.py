@@ -26,6 +26,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
+from typing import NamedTuple
 
 import numpy as np
 
@@ -175,7 +176,7 @@ def rank(
     params: Retrieval | Mapping[str, object] = Retrieval(),
     *,
     felt: Sequence[float] | np.ndarray | None = None,
-    columns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    columns: RowColumns | tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     squares: np.ndarray | None = None,
 ) -> tuple[Ranked, ...]:
     """The top k of `rows` at ticks up to `now` for `query`, best first.
@@ -188,18 +189,27 @@ def rank(
     """
     rows = rows if isinstance(rows, Sequence) else tuple(rows)
     cols = row_columns(rows) if columns is None else columns
-    return ranked(rows, rank_columns(now, *cols, vectors, query, params, felt=felt,
+    return ranked(rows, rank_columns(now, cols, vectors, query, params, felt=felt,
                                      squares=squares))
 
 
-def row_columns(rows: Sequence[Memory]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+class RowColumns(NamedTuple):
+    """The rows `rank_columns` ranks, as columns in one order: row i is `ids[i]` at `ticks[i]`
+    of weight `weights[i]`. A plain tuple of the three is read alike."""
+
+    ids: np.ndarray
+    ticks: np.ndarray
+    weights: np.ndarray
+
+
+def row_columns(rows: Sequence[Memory]) -> RowColumns:
     """The ids, ticks and weights of `rows` as int64 columns, in their order: what
     `rank_columns` reads, read once for a caller that ranks the same rows many times."""
     n = len(rows)
     try:
-        return (np.fromiter(map(_ids_of, rows), dtype=np.int64, count=n),
-                np.fromiter(map(_ticks_of, rows), dtype=np.int64, count=n),
-                np.fromiter(map(_weights_of, rows), dtype=np.int64, count=n))
+        return RowColumns(np.fromiter(map(_ids_of, rows), dtype=np.int64, count=n),
+                       np.fromiter(map(_ticks_of, rows), dtype=np.int64, count=n),
+                       np.fromiter(map(_weights_of, rows), dtype=np.int64, count=n))
     except (AttributeError, TypeError) as e:
         raise LawError(f"Expected rows of Memory but got a row that is not: {e}") from e
 
@@ -269,9 +279,7 @@ def _matrix_and_query(m: np.ndarray, query: object) -> tuple[np.ndarray, np.ndar
 
 def rank_columns(
     now: int,
-    ids: np.ndarray,
-    ticks: np.ndarray,
-    weights: np.ndarray,
+    columns: RowColumns | tuple[np.ndarray, np.ndarray, np.ndarray],
     vectors: np.ndarray,
     query: Sequence[float] | np.ndarray,
     params: Retrieval | Mapping[str, object] = Retrieval(),
@@ -281,8 +289,8 @@ def rank_columns(
 ) -> tuple[Scored, ...]:
     """The top k of the rows at ticks up to `now` for `query`, best first, by their places.
 
-    Row i is `ids[i]` at `ticks[i]` of weight `weights[i]` (1..10), its
-    vector `vectors[i]`. score = w_r * recency + w_i * importance + w_v *
+    Row i of `columns` is `ids[i]` at `ticks[i]` of weight `weights[i]` (1..10),
+    its vector `vectors[i]`. score = w_r * recency + w_i * importance + w_v *
     cosine(query, vector), where importance is weight / 10, or, when
     `params.importance` is "felt", `felt[i]`: what row i is felt at now
     (thousandths / 1000, in [0, 1]), with recency = 0.5 ** ((now - tick) /
@@ -295,33 +303,18 @@ def rank_columns(
     """
     now = as_tick("now", now)
     p = Retrieval.of(params)
-    ids = _column("ids", ids, None, np.int64)
+    ids, ticks, weights, m = _checked_columns(columns, vectors)
     n = ids.shape[0]
-    m = np.asarray(vectors)
-    if m.ndim != 2 or m.shape[0] != n:
-        raise LawError(f"Expected vectors of shape ({n}, d), one per row, but got shape {m.shape}")
-    ticks = _column("ticks", ticks, n, np.int64)
-    weights = _column("weights", weights, n, np.float64)
     m, q, cast = _matrix_and_query(m, query)
     given = None if cast else squares  # squares of the matrix as it came are not its cast's
     if p.k == 0 or n == 0:
         return ()
     if ticks.min() < 0:
         as_tick("a tick in ticks", int(ticks.min()))
-    q_norm = math.sqrt(math.fsum((q * q).tolist()))
-    # the query is scaled to unit length first so that a tiny query cannot
-    # underflow when cast down to the matrix's precision
-    q_unit = (q / q_norm if q_norm > 0 else q).astype(m.dtype)
-    felt_now: np.ndarray | None = None
-    if p.importance == "felt":
-        if felt is None:
-            raise LawError("Expected each row's felt strength (felt=...) for felt retrieval "
-                           "but got none")
-        felt_now = _felt_column(felt, n)
-        # the fast pass scales weights by 1/10: a felt strength is ten of those
-        fast_weights = felt_now * 10
-    else:
-        fast_weights = weights.astype(np.float64)
+    asked = _Query.of(q, m.dtype)
+    felt_now = _felt_now(p, felt, n)
+    # the fast pass scales weights by 1/10: a felt strength is ten of those
+    fast_weights = felt_now * 10 if felt_now is not None else weights.astype(np.float64)
     if squares is not None:
         _column("squares", squares, n, np.float64)
     if given is not None:
@@ -329,25 +322,69 @@ def rank_columns(
     eligible = ticks <= now
     if not eligible.any():
         return ()
-    candidates = _nominate(m, q_unit, q_norm, ticks, fast_weights, eligible, now, p, given)
+    candidates = _nominate(m, asked, ticks, fast_weights, eligible, now, p, given)
     imp_of = (felt_now[candidates].tolist() if felt_now is not None
               else [w / 10 for w in weights[candidates].tolist()])
-    return _scored(now, candidates, ids, ticks, imp_of, m, q, q_norm, p)
+    return _scored(now, candidates, RowColumns(ids, ticks, weights), imp_of, m, asked, p)
+
+
+def _checked_columns(columns: object, vectors: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The ids, ticks and weights as columns of numbers, one per row, and the vectors as an
+    array of one row each."""
+    if not isinstance(columns, tuple) or len(columns) != 3:
+        raise LawError(f"Expected the columns (ids, ticks, weights) but got {columns!r}")
+    ids = _column("ids", columns[0], None, np.int64)
+    n = ids.shape[0]
+    m = np.asarray(vectors)
+    if m.ndim != 2 or m.shape[0] != n:
+        raise LawError(f"Expected vectors of shape ({n}, d), one per row, but got shape {m.shape}")
+    ticks = _column("ticks", columns[1], n, np.int64)
+    weights = _column("weights", columns[2], n, np.float64)
+    return ids, ticks, weights, m
+
+
+@dataclass(frozen=True, slots=True)
+class _Query:
+    """The query as both passes read it: as given (float64), its norm, and scaled to unit
+    length in the matrix's precision (the fast pass's)."""
+
+    exact: np.ndarray
+    norm: float
+    unit: np.ndarray
+
+    @classmethod
+    def of(cls, q: np.ndarray, dtype: np.dtype) -> _Query:
+        norm = math.sqrt(math.fsum((q * q).tolist()))
+        # the query is scaled to unit length first so that a tiny query cannot
+        # underflow when cast down to the matrix's precision
+        return cls(q, norm, (q / norm if norm > 0 else q).astype(dtype))
+
+
+def _felt_now(p: Retrieval, felt: Sequence[float] | np.ndarray | None,
+              n: int) -> np.ndarray | None:
+    """Each row's felt strength, checked, where the importance term is what it is felt at now;
+    else None."""
+    if p.importance != "felt":
+        return None
+    if felt is None:
+        raise LawError("Expected each row's felt strength (felt=...) for felt retrieval "
+                       "but got none")
+    return _felt_column(felt, n)
 
 
 def _scored(
     now: int,
     candidates: np.ndarray,
-    ids: np.ndarray,
-    ticks: np.ndarray,
+    columns: RowColumns,
     imp_of: list[float],
     m: np.ndarray,
-    q: np.ndarray,
-    q_norm: float,
+    query: _Query,
     p: Retrieval,
 ) -> tuple[Scored, ...]:
     """The candidates' exact scores, best first, the top k of them (rank_columns' second pass)."""
     w_r, w_i, w_v = p.weights
+    q, q_norm = query.exact, query.norm
     picked = m[candidates]
     finite = np.isfinite(picked).all(axis=1)
     if not finite.all():
@@ -359,8 +396,8 @@ def _scored(
     selves = list(map(math.fsum, (exact * exact).tolist()))
     dots = list(map(math.fsum, (exact * q).tolist()))
     at = candidates.tolist()
-    tick_of = ticks[candidates].tolist()
-    id_of = ids[candidates].tolist()
+    tick_of = columns.ticks[candidates].tolist()
+    id_of = columns.ids[candidates].tolist()
     half_life = p.half_life
     out = []
     for j, i in enumerate(at):
@@ -432,8 +469,7 @@ def _kth_largest(fast: np.ndarray, k: int) -> float:
 
 def _nominate(
     m: np.ndarray,
-    q_unit: np.ndarray,
-    q_norm: float,
+    query: _Query,
     ticks: np.ndarray,
     weights: np.ndarray,
     eligible: np.ndarray,
@@ -443,17 +479,50 @@ def _nominate(
 ) -> np.ndarray:
     """Indices of every row that could be in the top k, found by a fast pass with a proven margin."""
     w_r, w_i, w_v = p.weights
-    n, dim = m.shape
+    dim = m.shape[1]
     if int(np.count_nonzero(eligible)) <= p.k:
         return np.flatnonzero(eligible)
-    if squares is None:
-        dots, squares = _products(m, q_unit)
+    dots, squares = _fast_products(m, query.unit, squares)
+    odd, odd_rows = _set_aside(m, dots, squares)
+    fast = _fast_scores(dots, squares, query.norm, ticks, weights, now, p)
+    if not eligible.all():
+        fast[~eligible] = -np.inf
+    if odd_rows.size:
+        fast[odd_rows] = -np.inf
+
+    # |fast relevance - exact relevance| <= (1.5 dim + 3) u for a float sum of
+    # dim products in any order, the query's cast and the norm's sqrt; twice that
+    # for slack, plus float64 dust for the other two terms and the 12-place rounding
+    u = float(np.finfo(m.dtype).eps) / 2
+    margin = abs(w_v) * (2 * dim + 8) * u + 1e-12 * (1 + abs(w_r) + abs(w_i) + abs(w_v))
+    ordinary = int(np.count_nonzero(eligible)) - int(np.count_nonzero(odd & eligible))
+    if ordinary > p.k:
+        kth = _kth_largest(fast, p.k)
+        keep = fast >= kth - 2 * margin - 2 * 10.0**-PLACES
     else:
-        # the squares are known: one product with the query, a pass the BLAS makes at
-        # the speed of memory (any order of the sum is within the margin below)
-        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-            dots = m @ q_unit
-        squares = squares.copy()
+        keep = eligible & ~odd
+    if odd_rows.size:
+        keep |= odd & eligible
+    return np.flatnonzero(keep)
+
+
+def _fast_products(m: np.ndarray, q_unit: np.ndarray,
+                   squares: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's product with the unit query and with itself (a copy of `squares` where they
+    are known), in the matrix's precision: the fast pass's, to be written over."""
+    if squares is None:
+        return _products(m, q_unit)
+    # the squares are known: one product with the query, a pass the BLAS makes at
+    # the speed of memory (any order of the sum is within the margin below)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        dots = m @ q_unit
+    return dots, squares.copy()
+
+
+def _set_aside(m: np.ndarray, dots: np.ndarray,
+               squares: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows the fast pass cannot score within its margin (a mask, and their indices):
+    scored exactly whatever their fast score. Their products are made harmless in place."""
     fin = np.finfo(m.dtype)
     # rows the error bound does not cover (a square that overflowed, or one so
     # small its products underflow, or not a number) are scored exactly,
@@ -473,6 +542,13 @@ def _nominate(
         squares[odd] = 1
         squares[zeros] = 1
         dots[odd] = 0
+    return odd, odd_rows
+
+
+def _fast_scores(dots: np.ndarray, squares: np.ndarray, q_norm: float, ticks: np.ndarray,
+                 weights: np.ndarray, now: int, p: Retrieval) -> np.ndarray:
+    """Every row's score in float64 from the fast products: within the margin of its exact one."""
+    w_r, w_i, w_v = p.weights
     fast = dots.astype(np.float64)
     if q_norm > 0:
         fast /= np.sqrt(squares, dtype=np.float64)
@@ -483,22 +559,4 @@ def _nominate(
     age *= -1.0 / float(p.half_life)
     fast += w_r * np.exp2(age)
     fast += (w_i / 10) * weights
-    if not eligible.all():
-        fast[~eligible] = -np.inf
-    if odd_rows.size:
-        fast[odd_rows] = -np.inf
-
-    # |fast relevance - exact relevance| <= (1.5 dim + 3) u for a float sum of
-    # dim products in any order, the query's cast and the norm's sqrt; twice that
-    # for slack, plus float64 dust for the other two terms and the 12-place rounding
-    u = float(fin.eps) / 2
-    margin = abs(w_v) * (2 * dim + 8) * u + 1e-12 * (1 + abs(w_r) + abs(w_i) + abs(w_v))
-    ordinary = int(np.count_nonzero(eligible)) - int(np.count_nonzero(odd & eligible))
-    if ordinary > p.k:
-        kth = _kth_largest(fast, p.k)
-        keep = fast >= kth - 2 * margin - 2 * 10.0**-PLACES
-    else:
-        keep = eligible & ~odd
-    if odd_rows.size:
-        keep |= odd & eligible
-    return np.flatnonzero(keep)
+    return fast

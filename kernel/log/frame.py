@@ -125,6 +125,19 @@ def _zero_tail(fh: BinaryIO, buf: bytes, pos: int, base: int, index: int, prev: 
                      f"(a damaged length, not a torn write)", frame=index, offset=offset)
 
 
+def _read_on(read, buf: bytes, pos: int, base: int, size: int) -> tuple[bytes, int, bool]:
+    """The block from `pos` on with up to `size` more bytes read after it, the file offset of
+    its first byte, and whether the file has ended. Once a block, not once a frame."""
+    more = read(size)
+    return buf[pos:] + more, base + pos, not more
+
+
+def _changed(index: int, offset: int) -> LogCorrupt:
+    return LogCorrupt(f"frame {index} at byte {offset}: its chain value does not match its "
+                      f"bytes (the log was changed after it was written)",
+                      frame=index, offset=offset)
+
+
 def scan_raw(fh: BinaryIO, start: tuple[int, int, bytes] | None = None):
     """Yield (index, offset, payload, chain) for every whole frame, checking lengths and chain.
 
@@ -150,10 +163,7 @@ def scan_raw(fh: BinaryIO, start: tuple[int, int, bytes] | None = None):
     while True:
         have = len(buf) - pos
         if have < 8 and not eof:
-            more = read(BLOCK)
-            eof = not more
-            buf = buf[pos:] + more
-            base += pos
+            buf, base, eof = _read_on(read, buf, pos, base, BLOCK)
             pos = 0
             continue
         if have == 0:
@@ -172,10 +182,7 @@ def scan_raw(fh: BinaryIO, start: tuple[int, int, bytes] | None = None):
         if end > len(buf):
             if eof:
                 return Tail(offset=base + pos, size=have, frames=index, head=prev)
-            more = read(max(BLOCK, end - len(buf)))
-            eof = not more
-            buf = buf[pos:] + more
-            base += pos
+            buf, base, eof = _read_on(read, buf, pos, base, max(BLOCK, end - len(buf)))
             pos = 0
             continue
         payload = buf[pos + 8:end - CHAIN]
@@ -183,10 +190,7 @@ def scan_raw(fh: BinaryIO, start: tuple[int, int, bytes] | None = None):
         h.update(payload)
         chain = h.digest()
         if chain != buf[end - CHAIN:end]:
-            offset = base + pos
-            raise LogCorrupt(f"frame {index} at byte {offset}: its chain value does not match its "
-                             f"bytes (the log was changed after it was written)",
-                             frame=index, offset=offset)
+            raise _changed(index, base + pos)
         yield index, base + pos, payload, chain
         prev = chain
         pos = end

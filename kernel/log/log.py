@@ -459,13 +459,13 @@ class LogWriter:
     `durable_tick` is the last tick known to be on disk.
     """
 
-    def __init__(self, path: Path, fd: int, header: Header, head: bytes, frames: int,
-                 last_tick: int | None, recovery: Recovery, *, commit_every: int, ticks_per_day: int):
+    def __init__(self, path: Path, fd: int, header: Header, head: bytes, last_tick: int | None,
+                 recovery: Recovery, *, commit_every: int, ticks_per_day: int):
         self.path = path
         self._fd = fd
         self.header = header
         self.head = head
-        self.frames = frames
+        self.frames = recovery.frames   # the whole frames opening found, the header's among them
         self.last_tick = last_tick
         self.durable_tick = last_tick
         self.recovery = recovery
@@ -537,7 +537,7 @@ class LogWriter:
                                f"was left behind") from None
             raise LogError(f"cannot write the new log {path}: {e.strerror or e}; no file was "
                            f"left behind") from None
-        return cls(path, fd, header, head, 1, None, Recovery(0, len(MAGIC) + len(data), 1),
+        return cls(path, fd, header, head, None, Recovery(0, len(MAGIC) + len(data), 1),
                    commit_every=commit_every, ticks_per_day=ticks_per_day)
 
     @classmethod
@@ -579,7 +579,7 @@ class LogWriter:
                 os.ftruncate(fd, tail.offset)
                 os.fsync(fd)
             rec = Recovery(tail.size, tail.offset, tail.frames)
-            return cls(path, fd, header, tail.head, tail.frames, last, rec,
+            return cls(path, fd, header, tail.head, last, rec,
                        commit_every=commit_every, ticks_per_day=ticks_per_day)
         except OSError as e:
             os.close(fd)

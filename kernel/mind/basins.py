@@ -6,7 +6,7 @@ event, where the thought settings have an attractor block). At every night, afte
 consolidation, each villager who holds basins gets one update call: its basins as shown (the
 view, `view`), the day's rows, thoughts first, and the update schema (kernel.seam.interests)
 built from its basins' labels. The answer becomes a value only through `shaped`; then each
-part is judged on its own, refused by the check it fails (one `Refusal` event each) and left
+part is judged on its own, refused by the check it fails (one `Rejection` event each) and left
 out, and the rest is one `BasinsMoved` event, applied by the attractor's laws under the
 settings' rule: a basin named moves by its delta, clamped to the law's bound as it is read
 here; the others relax (or, under the single rule, every basin relaxes and takes its delta).
@@ -15,7 +15,7 @@ whose keywords have hit their cap often enough then gets one consolidation call,
 accepted answer is a `KeywordsConsolidated` event; one refused keeps the keywords as they were.
 
 `BasinBook` is the projection: every villager's `AttractorState` and, for each night it moved,
-the weights, normalised entropy and trajectory (`Reading`), folded from those events and
+the weights, normalised entropy and trajectory (`BasinReading`), folded from those events and
 nothing else. This module owns the order of the basins' night, its checks and their wording,
 and the view's budget; the rules that move a weight are kernel.laws.attractor's. It writes
 nothing: it returns the events to append.
@@ -33,7 +33,7 @@ from kernel.events import Purpose
 from kernel.laws import attractor as la
 from kernel.laws.memory import Memory
 from kernel.mind import calls
-from kernel.mind.calls import Refusal
+from kernel.mind.calls import Rejection
 from kernel.mind.reflect import Due
 from kernel.mind.settings import AttractorSettings, Settings
 from kernel.oracle.base import Said
@@ -65,7 +65,7 @@ MILLI = 1000
 
 
 @dataclass(frozen=True, slots=True)
-class Reading:
+class BasinReading:
     """One villager's basins after one night's update: weights by slug, entropy, trajectory."""
 
     tick: int
@@ -76,7 +76,7 @@ class Reading:
 
 class BasinBook:
     """Every villager's basins, folded from `BasinsSeeded`, `BasinsMoved` and
-    `KeywordsConsolidated` events, and a `Reading` for every night one moved."""
+    `KeywordsConsolidated` events, and a `BasinReading` for every night one moved."""
 
     def __init__(self, params: la.AttractorParams = PARAMS):
         self.params = params
@@ -84,7 +84,7 @@ class BasinBook:
 
     def start(self) -> None:
         self.states: dict[int, la.AttractorState] = {}
-        self.readings: dict[int, list[Reading]] = {}
+        self.readings: dict[int, list[BasinReading]] = {}
 
     def apply(self, tick: int, events: Sequence[ev.Event]) -> None:
         for e in events:
@@ -106,8 +106,8 @@ class BasinBook:
         return out
 
 
-def reading(tick: int, s: la.AttractorState) -> Reading:
-    return Reading(tick=tick, weights=tuple((b.slug, b.weight) for b in s.basins),
+def reading(tick: int, s: la.AttractorState) -> BasinReading:
+    return BasinReading(tick=tick, weights=tuple((b.slug, b.weight) for b in s.basins),
                    entropy=la.entropy(s), trajectory=la.trajectory(s))
 
 
@@ -182,7 +182,7 @@ class Update:
     prompt: Rendered
     schema: bytes
     said: Said | None = None
-    refused: list[Refusal] = field(default_factory=list)
+    refused: list[Rejection] = field(default_factory=list)
     moved: ev.BasinsMoved | None = None
 
 
@@ -285,7 +285,7 @@ def _judged(u: Update, state: la.AttractorState, a: AttractorSettings) -> list[e
     try:
         got = shaped(u.said, update_schema())
     except Refused as e:
-        u.refused.append(Refusal("shaped", str(e)))
+        u.refused.append(Rejection("shaped", str(e)))
         return [*events, calls.refusal(u.villager, Purpose.BASINS, 0, u.refused[-1])]
     parts = _Parts(state, u)
     for i, item in enumerate(got["updates"], start=1):
@@ -315,10 +315,10 @@ class _Parts:
         self.removed: list[tuple[str, ...]] = []
         self.new_label = ""
         self.links: list[tuple[str, str]] = []
-        self.refusals: list[tuple[str, int, Refusal]] = []
+        self.refusals: list[tuple[str, int, Rejection]] = []
 
     def refuse(self, purpose: str, i: int, check: str, reason: str) -> None:
-        r = Refusal(check, reason)
+        r = Rejection(check, reason)
         self.u.refused.append(r)
         self.refusals.append((purpose, i, r))
 
@@ -398,7 +398,7 @@ def _consolidations(now: int, ups: Sequence[Update], states: Mapping[int, la.Att
         try:
             words = shaped(said, keywords_schema())["keywords"]
         except Refused as e:
-            events.append(calls.refusal(u.villager, Purpose.KEYWORDS, k, Refusal("shaped", str(e))))
+            events.append(calls.refusal(u.villager, Purpose.KEYWORDS, k, Rejection("shaped", str(e))))
             continue
         events.append(ev.KeywordsConsolidated(villager=u.villager, basin=b.slug,
                                               keywords=tuple(words)[:KEYWORDS_KEPT]))

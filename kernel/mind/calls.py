@@ -4,7 +4,7 @@ The round (kernel.mind.reflect) and the night (kernel.mind.night) ask the
 model the same way and write what it said the same way. This module owns
 those shapes: the `Ask` of a call (the generation model, temperature,
 decoding and context of the thought settings, with a token limit of the caller's), the
-`Answered` event that records a call's answer, the `Refusal` that is a
+`Answered` event that records a call's answer, the `Rejection` that is a
 check's verdict against an answer (its check and its reason, a value, never
 a string to split apart) and the `events.Refusal` that writes one down. It
 must not decide which calls are made or in which order, judge an answer
@@ -23,7 +23,7 @@ from kernel.seam import Rendered
 
 
 @dataclass(frozen=True, slots=True)
-class Refusal:
+class Rejection:
     """Why an answer was refused whole: the check that refused it, and that check's reason.
 
     Shown, it is the text a refusal has always been shown as: `check: reason`."""
@@ -52,7 +52,7 @@ def answered(villager: int, purpose: str, index: int, seed: int, prompt: Rendere
                        text=said.text, done_reason=said.done_reason)
 
 
-def refusal(villager: int, purpose: str, index: int, refused: Refusal) -> ev.Refusal:
+def refusal(villager: int, purpose: str, index: int, refused: Rejection) -> ev.Refusal:
     """The event recording that an answer (or one part of it, by `index`) was refused."""
     return ev.Refusal(villager=villager, purpose=purpose, index=index, check=refused.check,
                       reason=refused.reason)

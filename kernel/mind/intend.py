@@ -6,7 +6,7 @@ one plan call: its basins as they stand after tonight's update, its thoughts of 
 villagers it has met (anyone its rows are about) and the cells it remembers eating on (its
 living meal rows; in a world in words, the places, by name), and the plan schema (kernel.seam.interests) built from those, so a grammar
 can only name the known. The answer becomes a value through `shaped`; each intention is then
-judged in order and refused by the check it fails (one `Refusal` event each), or accepted as
+judged in order and refused by the check it fails (one `Rejection` event each), or accepted as
 an `Intended` event for the next day:
 
 1. its act is one of the closed set, with the parameter that act takes and no other;
@@ -37,7 +37,7 @@ from kernel.laws.perception import meal_cell
 from kernel.laws.places import Places, last_named
 from kernel.mind import calls
 from kernel.mind.basins import view
-from kernel.mind.calls import Refusal
+from kernel.mind.calls import Rejection
 from kernel.mind.felt import FeltBook
 from kernel.mind.reflect import Due
 from kernel.mind.settings import Settings
@@ -90,7 +90,7 @@ class Planning:
     people: dict[str, int]
     places: tuple[tuple[int, int], ...] | tuple[str, ...]   # cells, or places' names in words
     said: Said | None = None
-    refused: list[Refusal] = field(default_factory=list)
+    refused: list[Rejection] = field(default_factory=list)
     accepted: list[ev.Intended] = field(default_factory=list)
     where: Places | None = None     # the world's places, where it is in words
 
@@ -151,10 +151,13 @@ def shown(cells: Sequence[tuple[int, int] | str]) -> list[str]:
 
 
 def plan_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequence[Memory]],
-               states: Mapping[int, la.AttractorState], book: FeltBook | None,
-               names: Mapping[int, str], oracle, st: Settings, calendar: Calendar) -> Plans:
+               states: Mapping[int, la.AttractorState], book: FeltBook | None, oracle,
+               st: Settings, world) -> Plans:
     """The plans for tomorrow at tick `now` for `villagers` (in order): every call, then each
-    answer judged intention by intention."""
+    answer judged intention by intention. `world` is the scenario's world config, whose
+    people's names a plan may seek and whose calendar says which day tomorrow is."""
+    names = {q.id: q.name for q in world.people}
+    calendar: Calendar = world.calendar
     p = st.plan
     assert p is not None
     day = calendar.day_of(now) + 1
@@ -188,12 +191,12 @@ def _judged(x: Planning, day: int, most: int) -> list[ev.Event]:
     try:
         got = shaped(x.said, plan_schema(most))
     except Refused as e:
-        x.refused.append(Refusal("shaped", str(e)))
+        x.refused.append(Rejection("shaped", str(e)))
         return [*events, calls.refusal(x.villager, Purpose.PLAN, 0, x.refused[-1])]
     taken: list[tuple[str, int | tuple[int, int] | None]] = []
     for i, item in enumerate(got["plan"], start=1):
         verdict = judge(item, x, taken)
-        if isinstance(verdict, Refusal):
+        if isinstance(verdict, Rejection):
             x.refused.append(verdict)
             events.append(calls.refusal(x.villager, Purpose.PLAN, i, verdict))
             continue
@@ -208,40 +211,40 @@ def _judged(x: Planning, day: int, most: int) -> list[ev.Event]:
     return events
 
 
-def judge(item: Mapping, x: Planning, taken: Sequence[tuple]) -> tuple | Refusal:
+def judge(item: Mapping, x: Planning, taken: Sequence[tuple]) -> tuple | Rejection:
     """One intention against the rules above: (act, its villager id or cell or None), or the
     refusal of the first rule it fails."""
     act = item["do"]
     who, at = item.get("who"), item.get("at")
     if act not in ACTS:
-        return Refusal("act", f"{act!r} is not one of {', '.join(ACTS)}")
+        return Rejection("act", f"{act!r} is not one of {', '.join(ACTS)}")
     wants = "who" if act in WHOM_ACTS else "at" if act in CELL_ACTS else None
     given = [k for k in ("who", "at") if item.get(k) is not None]
     if given != ([wants] if wants else []):
         said = " and ".join(given) or "nothing"
-        return Refusal("act", f"{act} takes {wants or 'nothing'}, and the plan gave {said}")
+        return Rejection("act", f"{act} takes {wants or 'nothing'}, and the plan gave {said}")
     target: int | tuple[int, int] | None = None
     if act in WHOM_ACTS:
         if who not in x.people:
-            return Refusal("unknown", f"{x.name} has met nobody named {who!r}")
+            return Rejection("unknown", f"{x.name} has met nobody named {who!r}")
         target = x.people[who]
     elif act in CELL_ACTS:
         if x.where is None:
             cell = _cell(at)
             if cell is None or cell not in x.places:
-                return Refusal("unknown", f"{x.name} remembers eating on no cell {at!r}")
+                return Rejection("unknown", f"{x.name} remembers eating on no cell {at!r}")
         else:
             place = x.where.named(at) if at in x.places else None
             if place is None:
-                return Refusal("unknown", f"{x.name} remembers eating in no place {at!r}")
+                return Rejection("unknown", f"{x.name} remembers eating in no place {at!r}")
             cell = place.anchor
         target = cell
     if (act, target) in taken:
-        return Refusal("twice", f"{act} {who or at or ''} is in the plan already".replace("  ", " "))
+        return Rejection("twice", f"{act} {who or at or ''} is in the plan already".replace("  ", " "))
     undone = UNDOES.get(act, ())
     for a in (undone,) if isinstance(undone, str) else undone:
         if (a, target) in taken:
-            return Refusal("conflict", f"{act} {who} undoes the plan's earlier {a} {who}")
+            return Rejection("conflict", f"{act} {who} undoes the plan's earlier {a} {who}")
     return act, target
 
 

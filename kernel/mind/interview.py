@@ -31,7 +31,7 @@ from kernel.errors import Refused
 from kernel.events import Purpose
 from kernel.laws.memory import Memory
 from kernel.mind import calls
-from kernel.mind.calls import Refusal
+from kernel.mind.calls import Rejection
 from kernel.mind.felt import FeltBook
 from kernel.mind.reflect import Recall
 from kernel.mind.settings import Settings
@@ -84,7 +84,7 @@ class Interview:
     said: Said | None = None
     answer: str | None = None
     cites: tuple[int, ...] = ()
-    refused: Refusal | None = None
+    refused: Rejection | None = None
     near: Mapping[int, str] = field(default_factory=dict)   # folded rows' shown lines (laws.near_lines)
 
     @property
@@ -119,7 +119,7 @@ def prepared(mind: Mind, question: str, query: np.ndarray, rc: Recall | None, st
                    seed=seed_of(mind.now, mind.villager, question),
                    ranked=rc.rank(query) if rc is not None else ())
     if not iv.ranked:
-        iv.refused = Refusal("empty", f"{mind.name} has no living memory at tick {mind.now} "
+        iv.refused = Rejection("empty", f"{mind.name} has no living memory at tick {mind.now} "
                                       f"to answer from")
         return iv
     # `lived`: its recent rows, as its questions' prompts show them, for a template that opens
@@ -138,7 +138,7 @@ def ask_of(iv: Interview, st: Settings, limit: int) -> Ask:
     return calls.ask(st, PURPOSE, iv.prompt, iv.schema, iv.seed, limit=limit)
 
 
-def judge(iv: Interview, mind: Mind, chars: int, *, grounded: bool = False) -> Refusal | None:
+def judge(iv: Interview, mind: Mind, chars: int, *, grounded: bool = False) -> Rejection | None:
     """The seam's verdict on one answer: its shape, then its citations against every row of the
     villager up to the interview's tick, none forgotten, and where `grounded`, that it names
     only the villager and villagers its cited rows name (of `mind.village`), and says who gave
@@ -147,22 +147,22 @@ def judge(iv: Interview, mind: Mind, chars: int, *, grounded: bool = False) -> R
     try:
         got = shaped(iv.said, interview_schema([m.id for m in iv.shown], chars, request=False))
     except Refused as e:
-        return Refusal("shaped", str(e))
+        return Rejection("shaped", str(e))
     iv.answer, iv.cites = got[SAID], tuple(got[CITES])
     if not laws.plain(iv.answer):
-        return Refusal("wordless", "an answer of no words")
+        return Rejection("wordless", "an answer of no words")
     if laws.plain(iv.answer) == laws.plain(iv.question):
-        return Refusal("restates", "the question said back, not an answer")
+        return Rejection("restates", "the question said back, not an answer")
     verdict = laws.cite(mind.mine, mind.now, iv.cites, 0, mind.gone)
     if not verdict.ok:
-        return Refusal(verdict.check, verdict.reason)
+        return Rejection(verdict.check, verdict.reason)
     if not grounded:
         return None
     cited = set(iv.cites)
     off = laws.judge_grounded(iv.answer, speaker=mind.name, names=mind.village,
                               cited=[m.text for m in mind.mine if m.id in cited]
                               + [iv.near[i] for i in iv.cites if i in iv.near])
-    return None if off is None else Refusal(off.check, off.reason)
+    return None if off is None else Rejection(off.check, off.reason)
 
 
 def asked(ivs: Sequence[Interview], minds: Sequence[Mind], st: Settings, oracle, limit: int,

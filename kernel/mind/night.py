@@ -8,7 +8,7 @@ night block's token limit, and the plan schema (kernel.seam.plan). Calls are
 made villager by villager with the one generation model, so a night changes
 the resident model at most once. The plan's text becomes a value only
 through `shaped`; its groups are then judged in order by the rules below,
-each refused whole (a `Refusal`) or accepted (an `Absorbed`), and the
+each refused whole (a `Rejection`) or accepted (an `Absorbed`), and the
 others stand:
 
 1. every id was shown, is living, and is not in an earlier accepted group;
@@ -23,8 +23,8 @@ time since it was last felt is forgotten (`Forgotten`). Thoughts are never
 absorbed or forgotten. Nothing is edited: these are events about rows.
 
 This module owns the order of a night and the checks' wording; a group's
-verdict is a `kernel.mind.calls.Refusal`, and the plan call's `Ask`,
-`Answered` and `Refusal` are built there, as the round's are. It writes
+verdict is a `kernel.mind.calls.Rejection`, and the plan call's `Ask`,
+`Answered` and `Rejection` are built there, as the round's are. It writes
 nothing: it returns the events to append, so a night that fails half-way
 leaves the log as it was. It must not read the log or decide when a night
 falls (the engine does).
@@ -42,7 +42,7 @@ from kernel.laws import felt as lf
 from kernel.laws.memory import PROTECTED, Memory
 from kernel.laws.reflection import recent
 from kernel.mind import calls
-from kernel.mind.calls import Refusal
+from kernel.mind.calls import Rejection
 from kernel.mind.felt import FeltBook
 from kernel.mind.reflect import Due
 from kernel.mind.settings import NightSettings, Settings
@@ -67,7 +67,7 @@ class Group:
     index: int
     anchor: int
     absorbed: tuple[int, ...]
-    refused: Refusal | None = None
+    refused: Rejection | None = None
     before: int = 0
     stored: int = 0
     members: tuple[tuple[int, int], ...] = ()    # (id, stored) of each member, when judged
@@ -86,7 +86,7 @@ class Group:
 
 
 @dataclass(slots=True)
-class Plan:
+class NightPlan:
     """One villager's night call and what became of its plan."""
 
     villager: int
@@ -97,7 +97,7 @@ class Plan:
     prompt: Rendered
     schema: bytes = b""                          # the ask's schema: ids among those shown
     said: Said | None = None
-    refused: Refusal | None = None               # the plan refused whole, by shaped
+    refused: Rejection | None = None               # the plan refused whole, by shaped
     groups: list[Group] = field(default_factory=list)
 
 
@@ -114,7 +114,7 @@ class Forgetting:
 class Night:
     now: int
     villagers: tuple[int, ...]
-    plans: tuple[Plan, ...]
+    plans: tuple[NightPlan, ...]
     forgotten: tuple[Forgetting, ...]
     events: tuple[ev.Event, ...]
 
@@ -136,37 +136,37 @@ def judge(group: Group, shown: set[int], claimed: set[int], book: FeltBook,
     ids = (group.anchor, *group.absorbed)
     for i in ids:
         if i not in shown:
-            group.refused = Refusal("shown", f"memory {i} was not shown tonight")
+            group.refused = Rejection("shown", f"memory {i} was not shown tonight")
             return group
         r = book.rows[i]
         if not r.living:
-            group.refused = Refusal("living", book.gone(r.villager)[i])
+            group.refused = Rejection("living", book.gone(r.villager)[i])
             return group
         if i in claimed:
-            group.refused = Refusal("claimed", f"memory {i} is in an earlier group tonight")
+            group.refused = Rejection("claimed", f"memory {i} is in an earlier group tonight")
             return group
     if len(set(ids)) != len(ids):
         twice = next(i for i in ids if ids.count(i) > 1)
-        group.refused = Refusal("distinct", f"memory {twice} is given twice in the group")
+        group.refused = Rejection("distinct", f"memory {twice} is given twice in the group")
         return group
     a = book.rows[group.anchor]
     group.before = a.stored
     group.members = tuple((i, book.rows[i].stored) for i in group.absorbed)
     if a.is_thought:
-        group.refused = Refusal("anchor", f"memory {a.id} is a thought, and cannot anchor")
+        group.refused = Rejection("anchor", f"memory {a.id} is a thought, and cannot anchor")
         return group
     given = next((i for i in group.absorbed if book.rows[i].kind == "given"), None)
     if given is not None:
-        group.refused = Refusal("given", f"memory {given} was given, and is never absorbed")
+        group.refused = Rejection("given", f"memory {given} was given, and is never absorbed")
         return group
     if a.stored < laws.anchor_minimum:
-        group.refused = Refusal("anchor", f"memory {a.id} is stored at {a.stored / 1000:.3f}, "
+        group.refused = Rejection("anchor", f"memory {a.id} is stored at {a.stored / 1000:.3f}, "
                                           f"below the anchor minimum "
                                           f"{laws.anchor_minimum / 1000:.3f}")
         return group
     for i, s in group.members:
         if s > a.stored:
-            group.refused = Refusal("stronger", f"memory {i} is stored at {s / 1000:.3f}, "
+            group.refused = Rejection("stronger", f"memory {i} is stored at {s / 1000:.3f}, "
                                                 f"stronger than its anchor {a.id} at "
                                                 f"{a.stored / 1000:.3f}")
             return group
@@ -201,12 +201,12 @@ def night_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequen
 
 
 def _ask_plans(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequence[Memory]],
-               book: FeltBook, oracle, st: Settings, ns: NightSettings) -> list[Plan]:
+               book: FeltBook, oracle, st: Settings, ns: NightSettings) -> list[NightPlan]:
     """One plan call for each villager with enough rows felt since its last night, in order,
     asked together as every other round is (`calls.generate_all`): no plan's prompt reads
     another's answer, so the answers, and the events, are those of the asks made one by one."""
     since = now - book.ticks_per_day
-    plans: list[Plan] = []
+    plans: list[NightPlan] = []
     for d in villagers:
         ids = set(candidates(book, d.villager, since))
         if len(ids) < FEWEST_FELT:
@@ -219,7 +219,7 @@ def _ask_plans(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequenc
         prompt = render(st.template(NIGHT), name=d.name,
                         memories=st.shown(shown, now))
         schema = plan_schema(ns.groups, ns.members, [m.id for m in shown], anchors)
-        plans.append(Plan(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
+        plans.append(NightPlan(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
                           shown=shown, prompt=prompt, schema=schema))
     if not plans:
         return plans        # nobody to ask: no call at all
@@ -241,7 +241,7 @@ def _anchors(shown: Sequence[Memory], book: FeltBook) -> list[int]:
             and any(s <= stored[m.id] for i, s in stored.items() if i != m.id)]
 
 
-def _consolidate(now: int, p: Plan, check: bytes, book: FeltBook) -> list[ev.Event]:
+def _consolidate(now: int, p: NightPlan, check: bytes, book: FeltBook) -> list[ev.Event]:
     """One villager's plan: its answer, then each group refused or absorbed, in order (an
     absorbed group folded into `book` before the next is judged). `check` is the plan's
     shape as the seam reads it; which ids a group may hold is judged group by group."""
@@ -250,7 +250,7 @@ def _consolidate(now: int, p: Plan, check: bytes, book: FeltBook) -> list[ev.Eve
     try:
         plan = shaped(p.said, check)
     except Refused as e:
-        p.refused = Refusal("shaped", str(e))
+        p.refused = Rejection("shaped", str(e))
         events.append(calls.refusal(p.villager, Purpose.NIGHT, 0, p.refused))
         return events
     shown = {m.id for m in p.shown}

@@ -9,7 +9,7 @@ questions answer is asked of only when no question repeats another
 `laws.cite` and `laws.reflected` (and, where the settings say `grounded`,
 `laws.judge_grounded`: it names and says only what the rows it cites do).
 A refusal is a value (its check and its reason), and each call's `Ask`,
-`Answered` and `Refusal` are built by
+`Answered` and `Rejection` are built by
 kernel.mind.calls, as the night's are. The round writes nothing: it
 returns the events to append and the vectors to keep, so a round that
 fails half-way (a server gone, a replay that does not match) leaves no
@@ -44,9 +44,9 @@ import numpy as np
 from kernel import events as ev
 from kernel import laws
 from kernel.errors import Refused, VillageError
-from kernel.events import Purpose
+from kernel.events import Embedding, Purpose
 from kernel.mind import calls, refeel
-from kernel.mind.calls import Refusal
+from kernel.mind.calls import Rejection
 from kernel.mind.felt import FeltBook
 from kernel.mind.settings import Settings
 from kernel.oracle.base import Ask, Said
@@ -78,7 +78,7 @@ class Statement:
     statement: str | None = None
     cites: tuple[int, ...] = ()
     verdict: laws.Verdict | None = None
-    refused: Refusal | None = None     # when refused, by shaped or the seam
+    refused: Rejection | None = None     # when refused, by shaped or the seam
     row: laws.Memory | None = None
     recurred: int | None = None        # the earlier thought this statement is, when it recurs
     near: Mapping[int, str] = field(default_factory=dict)   # folded rows' shown lines (laws.near_lines)
@@ -98,7 +98,7 @@ class Reflection:
     opening: dict[str, Any] = field(default_factory=dict)   # what its prompts open with
     said: Said | None = None
     questions: tuple[str, ...] = ()
-    refused: Refusal | None = None     # the questions refused whole, by shaped or as repeated
+    refused: Rejection | None = None     # the questions refused whole, by shaped or as repeated
     statements: list[Statement] = field(default_factory=list)
     embedded: int = 0
 
@@ -128,21 +128,30 @@ class Round:
     vectors: Mapping[int, np.ndarray]   # new vectors, by row id: rows embedded and thoughts
 
 
+@dataclass(frozen=True, slots=True)
+class Holdings:
+    """What the due villagers hold beside their rows as a round begins: their felt state (a
+    scratch copy, which the round changes as it re-feels; None without felt memory), and each
+    one's basins as its questions prompt shows them (kernel.mind.basins `view`; none: no
+    basins shown)."""
+
+    felt: FeltBook | None = None
+    interests: Mapping[int, str] = field(default_factory=dict)
+
+
 def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[laws.Memory]],
                   vectors: Mapping[int, np.ndarray], oracle, st: Settings, next_id: int,
-                  felt: FeltBook | None = None,
-                  interests: Mapping[int, str] | None = None) -> Round:
+                  held: Holdings | None = None) -> Round:
     """Run one round at tick `now` for every villager in `due`, in the order given.
 
     `streams` holds each villager's rows (only its own); `vectors` the rows
-    already embedded; `next_id` the identity the first thought takes;
-    `felt` the due villagers' felt state as the round begins (a scratch
-    copy, which the round changes as it re-feels), or None without felt memory;
-    `interests` each villager's basins as its questions prompt shows them (kernel.mind.basins
-    `view`; none or empty: no basins shown).
+    already embedded; `next_id` the identity the first thought takes; `held` what the
+    due villagers hold beside their rows (`Holdings`).
     """
+    held = held if held is not None else Holdings()
+    felt = held.felt
     rows = _Rows.at(now, due, streams, felt, st)
-    refl = _ask_questions(now, due, rows, oracle, st, interests or {})
+    refl = _ask_questions(now, due, rows, oracle, st, held.interests)
     seen = _embed(refl, rows, vectors, oracle, st)
     _rank_and_state(now, refl, rows, seen, oracle, st, felt)
     accepted = _judge_all(now, refl, rows, st, {d.villager: d.village for d in due})
@@ -227,7 +236,7 @@ class _Rows:
 
 
 @dataclass(slots=True)
-class _Seen:
+class _RoundVectors:
     """The vectors a round reads: those it was handed, the new ones it embeds (rows, then
     thoughts), and the questions' vectors in (villager, question) order."""
 
@@ -267,29 +276,29 @@ def _ask_questions(now: int, due: Sequence[Due], rows: _Rows, oracle,
     return refl
 
 
-def _questions(said: Said, schema: bytes) -> tuple[tuple[str, ...], Refusal | None]:
+def _questions(said: Said, schema: bytes) -> tuple[tuple[str, ...], Rejection | None]:
     """The questions of one answer, or none and why they are refused whole."""
     try:
         asked = tuple(shaped(said, schema)["questions"])
     except Refused as e:
-        return (), Refusal("shaped", str(e))
+        return (), Rejection("shaped", str(e))
     # The schema's uniqueItems compares bytes; the seam compares questions as
     # `laws.plain` gives them. A list with a repeat is refused whole.
     again = laws.repeated(asked)
     if again is not None:
-        return (), Refusal("repeated", laws.repetition(*again))
+        return (), Rejection("repeated", laws.repetition(*again))
     return asked, None
 
 
 def _embed(refl: Sequence[Reflection], rows: _Rows, vectors: Mapping[int, np.ndarray], oracle,
-          st: Settings) -> _Seen:
+          st: Settings) -> _RoundVectors:
     """One embedding call for every question and every live row not yet embedded."""
-    seen = _Seen(vectors)
+    seen = _RoundVectors(vectors)
     fresh = sorted({m.id: m for r in refl for m in rows.live[r.villager]
                     if m.id not in vectors}.values(), key=lambda m: m.id)
     texts = [m.text for m in fresh] + [q for r in refl for q in r.questions]
     if texts and any(r.questions for r in refl):
-        mat = oracle.embed(st.embed_model, texts, purpose="memories and questions")
+        mat = oracle.embed(st.embed_model, texts, purpose=Embedding.MEMORIES)
         for i, m in enumerate(fresh):
             seen.new[m.id] = mat[i]
         seen.questions = list(mat[len(fresh):])
@@ -298,7 +307,7 @@ def _embed(refl: Sequence[Reflection], rows: _Rows, vectors: Mapping[int, np.nda
     return seen
 
 
-def _rank_and_state(now: int, refl: Sequence[Reflection], rows: _Rows, seen: _Seen, oracle,
+def _rank_and_state(now: int, refl: Sequence[Reflection], rows: _Rows, seen: _RoundVectors, oracle,
                    st: Settings, felt: FeltBook | None) -> None:
     """For every question, bring memories to mind; the statement calls, asked together."""
     qi = 0
@@ -342,7 +351,7 @@ def _judge_all(now: int, refl: Sequence[Reflection], rows: _Rows, st: Settings,
 
 def _judge(now: int, s: Statement, mine: tuple[laws.Memory, ...], gone: Mapping[int, str],
            st: Settings, *, recurs: bool,
-           grounded: tuple[str, frozenset[str]] | None = None) -> Refusal | None:
+           grounded: tuple[str, frozenset[str]] | None = None) -> Rejection | None:
     """One statement through the seam: its shape, its own words, its citations (reading the
     stream as it stood when the round began), and, where `grounded` gives the speaker and the
     village's names, that it names and claims only what the rows it cites do
@@ -355,7 +364,7 @@ def _judge(now: int, s: Statement, mine: tuple[laws.Memory, ...], gone: Mapping[
     try:
         drawn = shaped(s.said, s.check)
     except Refused as e:
-        return Refusal("shaped", str(e))
+        return Rejection("shaped", str(e))
     s.statement, s.cites = drawn[SAID], tuple(drawn[CITES])
     # Its own words first: a statement, and not a memory its prompt showed said back.
     said_back = laws.judge_statement(s.statement, [x.memory for x in s.ranked
@@ -364,10 +373,10 @@ def _judge(now: int, s: Statement, mine: tuple[laws.Memory, ...], gone: Mapping[
         # The seam's verdict on it, as a refused citation's would be (depth unknown: 0).
         s.verdict = laws.Verdict(ok=False, check=said_back.check, reason=said_back.reason,
                                  depth=0)
-        return Refusal(said_back.check, said_back.reason)
+        return Rejection(said_back.check, said_back.reason)
     s.verdict = laws.cite(mine, now, s.cites, st.cap, gone)
     if not s.verdict.ok:
-        return Refusal(s.verdict.check, s.verdict.reason)
+        return Rejection(s.verdict.check, s.verdict.reason)
     if grounded is None:
         return None
     cited = set(s.cites)
@@ -377,17 +386,17 @@ def _judge(now: int, s: Statement, mine: tuple[laws.Memory, ...], gone: Mapping[
     if off is None:
         return None
     s.verdict = laws.Verdict(ok=False, check=off.check, reason=off.reason, depth=s.verdict.depth)
-    return Refusal(off.check, off.reason)
+    return Rejection(off.check, off.reason)
 
 
 def _recur_or_write(now: int, accepted: Sequence[tuple[Reflection, Statement]], rows: _Rows,
-                    seen: _Seen, oracle, st: Settings, felt: FeltBook | None,
+                    seen: _RoundVectors, oracle, st: Settings, felt: FeltBook | None,
                     next_id: int) -> tuple[dict[tuple[int, int], tuple[ev.Event, ...]],
                                            list[laws.Memory]]:
     """Each accepted statement, in (villager, question) order, becomes a thought, or (with
     felt retrieval, after one embedding call for them all) recurs as an earlier one. The
     events each gave, by (villager, question), and the thoughts written."""
-    vecs = (oracle.embed(st.embed_model, [s.statement for _, s in accepted], purpose="statements")
+    vecs = (oracle.embed(st.embed_model, [s.statement for _, s in accepted], purpose=Embedding.STATEMENTS)
             if rows.felt_retrieval and accepted else None)
     wrote: dict[tuple[int, int], tuple[ev.Event, ...]] = {}
     written: dict[int, list[laws.Memory]] = {}
@@ -420,12 +429,12 @@ def _recur_or_write(now: int, accepted: Sequence[tuple[Reflection, Statement]], 
 
 
 def _embed_thoughts(refl: Sequence[Reflection], thoughts: Sequence[laws.Memory], rows: _Rows,
-                    seen: _Seen, oracle, st: Settings) -> None:
+                    seen: _RoundVectors, oracle, st: Settings) -> None:
     """One embedding call for the thoughts written (felt retrieval embedded them already, as
     statements, to find which recur)."""
     if not thoughts or rows.felt_retrieval:
         return
-    mat = oracle.embed(st.embed_model, [t.text for t in thoughts], purpose="thoughts")
+    mat = oracle.embed(st.embed_model, [t.text for t in thoughts], purpose=Embedding.THOUGHTS)
     for i, t in enumerate(thoughts):
         seen.new[t.id] = mat[i]
     for r in refl:

@@ -47,10 +47,10 @@ from kernel import events as ev
 from kernel import laws
 from kernel.calendar import Calendar
 from kernel.errors import Refused
-from kernel.events import Purpose
+from kernel.events import Embedding, Purpose
 from kernel.laws.memory import Memory
 from kernel.mind import calls
-from kernel.mind.calls import Refusal
+from kernel.mind.calls import Rejection
 from kernel.mind.felt import FeltBook
 from kernel.mind.settings import Settings, TalkSettings
 from kernel.oracle.base import Said
@@ -112,7 +112,7 @@ class Utterance:
     said: Said | None = None
     text: str | None = None
     cites: tuple[int, ...] = ()
-    refused: Refusal | None = None
+    refused: Rejection | None = None
     spoke: ev.Spoke | None = None
     near: Mapping[int, str] = field(default_factory=dict)   # folded rows' shown lines (laws.near_lines)
 
@@ -292,7 +292,7 @@ def _asked(us: Sequence[Utterance], m: Meeting, st: Settings, oracle,
     fresh = sorted({r.id: r for rows in lives.values() for r in rows if not have(r.id)}.values(),
                    key=lambda r: r.id)
     texts = [r.text for r in fresh] + [query(u) for u in us]
-    mat = oracle.embed(st.embed_model, texts, purpose="talk")
+    mat = oracle.embed(st.embed_model, texts, purpose=Embedding.TALK)
     for i, r in enumerate(fresh):
         new[r.id] = mat[i]
     vec = lambda i: new[i] if i in new else m.vectors[i]  # noqa: E731
@@ -349,7 +349,7 @@ def _judged(u: Utterance, m: Meeting, st: Settings,
 
 
 def judge(u: Utterance, m: Meeting, t: TalkSettings, stream: Sequence[Memory], *,
-          grounded: bool = False) -> Refusal | None:
+          grounded: bool = False) -> Rejection | None:
     """The seam's verdict on one utterance: its shape, its own words, its citations (the
     speaker's rows up to now, none forgotten), and where `grounded`, that it names only its
     speaker, its listener and villagers its cited rows name, and says who gave or took from
@@ -359,25 +359,25 @@ def judge(u: Utterance, m: Meeting, t: TalkSettings, stream: Sequence[Memory], *
     try:
         got = shaped(u.said, talk_schema([r.id for r in u.shown], t.chars, request=False))
     except Refused as e:
-        return Refusal("shaped", str(e))
+        return Rejection("shaped", str(e))
     u.text, u.cites = got[SAID], tuple(got[CITES])
     # a shown line said back, or the words just heard said back, is not an utterance
     said_back = laws.judge_statement(u.text, [*u.shown, *_words_heard(u)])
     if said_back is not None:
-        return Refusal(said_back.check, said_back.reason)
+        return Rejection(said_back.check, said_back.reason)
     if laws.plain(u.text) in _sentences(u.prompt.bytes.decode("utf-8")):
-        return Refusal("restates", "a sentence of its prompt said back, not an utterance")
+        return Rejection("restates", "a sentence of its prompt said back, not an utterance")
     gone = m.felt.gone(u.speaker) if m.felt is not None else {}
     verdict = laws.cite(stream, m.now, u.cites, 0, gone)
     if not verdict.ok:
-        return Refusal(verdict.check, verdict.reason)
+        return Rejection(verdict.check, verdict.reason)
     if not grounded:
         return None
     cited = set(u.cites)
     off = laws.judge_grounded(u.text, speaker=u.name, listener=u.other, names=m.names.values(),
                               cited=[r.text for r in stream if r.id in cited]
                               + [u.near[i] for i in u.cites if i in u.near])
-    return None if off is None else Refusal(off.check, off.reason)
+    return None if off is None else Rejection(off.check, off.reason)
 
 
 def _sentences(prompt: str) -> set[str]:
@@ -405,7 +405,7 @@ def _words_heard(u: Utterance) -> list[Memory]:
 
 
 @dataclass(slots=True)
-class Tally:
+class TalkTally:
     """A run's talk in counts, for the run's lines: calls, utterances said and refused."""
 
     calls: int = 0

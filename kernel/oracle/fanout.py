@@ -6,7 +6,8 @@ worker is free and hands the answers back in the calls' order, `embed_in_runs`,
 which cuts one embedding call into contiguous runs of texts across the workers
 and joins them, `Servers`, the pool of model servers a backend lists itself
 (each server one worker, or `slots` workers where it may answer several calls at
-once), and `backoff`, the wait before asking a busy server again. A pool plugs
+once), and `backoff`, the wait before asking a busy server again (`Retry` holds how
+often and how long). A pool plugs
 these into the oracle base's `_generate_many` and `_embed`; counting, costing
 and recording stay the base's, done once for every backend. It must not change
 an ask or an answer, count anything, or know which backend it serves: only the
@@ -15,9 +16,11 @@ handles differ between a Ray actor and a server.
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -105,17 +108,35 @@ BUSY = (429, 503)
 """The answers of a server too busy to take a call now: asked again after a `backoff`."""
 
 
-def busy_retried(fn: Callable[[], T], *, attempts: int, code_of: Callable[[BaseException], Any],
-                 base_s: float, cap_s: float, sleep: Callable[[float], None]) -> T:
+@dataclass(frozen=True, slots=True)
+class Retry:
+    """How a backend asks a busy server again: `attempts` calls at most, the waits between
+    them a `backoff` from `base_s` capped at `cap_s`, each waited out by `sleep` (a test
+    hands its own, to wait no time and see the waits)."""
+
+    attempts: int = 4
+    base_s: float = 0.25
+    cap_s: float = 2.0
+    sleep: Callable[[float], None] = time.sleep
+
+
+RETRY = Retry()
+"""How every backend asks a busy server again unless told: four calls, the waits 0.25 s
+doubling up to 2 s."""
+
+
+def busy_retried(fn: Callable[[], T], *, retry: Retry,
+                 code_of: Callable[[BaseException], Any]) -> T:
     """`fn()`, asked again after each `backoff` while it raises an error whose `code_of` is a
-    BUSY status, `attempts` times at most; the last attempt's error is raised as it is, for the
-    backend to say in its one line."""
+    BUSY status, `retry.attempts` times at most; the last attempt's error is raised as it is,
+    for the backend to say in its one line."""
+    attempts = retry.attempts
     for attempt in range(attempts):
         try:
             return fn()
         except Exception as e:
             if code_of(e) in BUSY and attempt + 1 < attempts:
-                sleep(backoff(attempt, base_s, cap_s))
+                retry.sleep(backoff(attempt, retry.base_s, retry.cap_s))
                 continue
             raise
     raise AssertionError("unreachable: the last attempt returns or raises")

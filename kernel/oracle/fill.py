@@ -50,7 +50,10 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kernel.oracle.base import Decoding
 
 OPTIONAL_SPACE = 'space ::= " "?'
 """The rule `json_schema_to_gbnf` writes for the whitespace JSON allows between tokens."""
@@ -189,17 +192,19 @@ class Filler:
                                  grammar=self.lc.LlamaGrammar.from_string(gbnf, verbose=False))
 
     def decode(self, prompt: str, gbnf: str, *, limit: int, seed: int, temperature: float,
-               repeat_penalty: float, repeat_last_n: int, top_k: int, top_p: float,
-               min_p: float, fill: bool = True, opening: int = 0) -> Filled:
-        """One answer under `gbnf`, the forced text filled (unless `fill` is false). The
-        prompt's opening (`opened`), where it has one, is read first and apart from the rest,
-        as a server that keeps openings reads it: so the bytes are the same both ways."""
+               decoding: Decoding, opening: int = 0) -> Filled:
+        """One answer under `gbnf`, sampled as `decoding` says, the forced text filled (unless
+        `decoding.fill` is false). The prompt's opening (`opened`), where it has one, is read
+        first and apart from the rest, as a server that keeps openings reads it: so the bytes
+        are the same both ways."""
         lc, llm = self.lc, self.llm
+        fill = decoding.fill
         tokens, cut = self.opened(prompt, opening)
         llm.reset()
         chain = self.chain(gbnf, seed=seed, temperature=temperature,
-                           repeat_penalty=repeat_penalty, repeat_last_n=repeat_last_n,
-                           top_k=top_k, top_p=top_p, min_p=min_p)
+                           repeat_penalty=float(decoding.repeat_penalty),
+                           repeat_last_n=decoding.repeat_last_n, top_k=decoding.top_k,
+                           top_p=float(decoding.top_p), min_p=float(decoding.min_p))
         track = lc.llama_sampler_init_grammar(self.vocab, gbnf.encode("utf-8"), b"root")
         out: list[int] = []
         chosen = filled = 0

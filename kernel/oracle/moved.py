@@ -19,7 +19,7 @@ NAMED = 5
 
 
 @dataclass(frozen=True, slots=True)
-class Change:
+class MovedCall:
     """One generation call that moved: its number (from 1), purpose, and what moved."""
 
     call: int
@@ -35,7 +35,7 @@ class Moved:
     compared: int                  # calls both hold, in order
     same_prompts: int
     same_answers: int
-    changes: tuple[Change, ...]    # every compared call that moved, in order
+    changes: tuple[MovedCall, ...]    # every compared call that moved, in order
 
     def lines(self, named: int = NAMED) -> list[str]:
         out = [f"  against the recording it replaces: {self.committed} calls committed, "
@@ -57,7 +57,7 @@ def _generations(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 def moved(old: Mapping[str, Any], new: Mapping[str, Any]) -> Moved:
     """The generation calls of `new` read against those of `old`, pair by pair in order."""
     a, b = _generations(old), _generations(new)
-    changes: list[Change] = []
+    changes: list[MovedCall] = []
     prompts = answers = 0
     for i, (x, y) in enumerate(zip(a, b, strict=False), start=1):
         p = x.get("prompt_sha256") == y.get("prompt_sha256") and x.get("purpose") == y.get("purpose")
@@ -65,7 +65,7 @@ def moved(old: Mapping[str, Any], new: Mapping[str, Any]) -> Moved:
         prompts += p
         answers += w
         if not (p and w):
-            changes.append(Change(call=i, purpose=str(y.get("purpose")), prompt=not p,
+            changes.append(MovedCall(call=i, purpose=str(y.get("purpose")), prompt=not p,
                                   answer=not w))
     return Moved(committed=len(a), made=len(b), compared=min(len(a), len(b)),
                  same_prompts=prompts, same_answers=answers, changes=tuple(changes))

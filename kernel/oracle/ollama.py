@@ -37,7 +37,7 @@ import numpy as np
 
 from kernel.errors import OracleError
 from kernel.oracle.base import Ask, Oracle, Said
-from kernel.oracle.fanout import BUSY, Servers, busy_retried
+from kernel.oracle.fanout import BUSY, RETRY, Retry, Servers, busy_retried
 
 
 def _import_client():
@@ -101,7 +101,8 @@ class OllamaOracle(Oracle):
 
     `models` maps a logical model name (the one an `Ask` carries, and a
     recording keeps) to `(ollama_name, pinned_digest_or_None)`. A name not in
-    the map is sent as it is, with no digest pinned.
+    the map is sent as it is, with no digest pinned. `retry` is how a busy
+    server is asked again.
     """
 
     backend = "ollama"
@@ -109,12 +110,11 @@ class OllamaOracle(Oracle):
     def __init__(self, *, host: str | None = None,
                  models: Mapping[str, tuple[str, str | None]] | None = None,
                  timeout: float = 120.0, keep_alive: str | None = None,
-                 context: int = 2048, accept_digest: bool = False, attempts: int = 4,
-                 backoff_s: float = 0.25, backoff_cap_s: float = 2.0,
-                 sleep: Callable[[float], None] = time.sleep):
+                 context: int = 2048, accept_digest: bool = False, retry: Retry = RETRY):
         super().__init__()
         if not (isinstance(timeout, int | float) and timeout > 0):
             raise OracleError(f"Expected a timeout > 0 seconds but got timeout={timeout!r}")
+        attempts = retry.attempts
         if not (isinstance(attempts, int) and attempts >= 1):
             raise OracleError(f"Expected attempts >= 1 but got attempts={attempts!r}")
         self.host = host or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434"
@@ -126,10 +126,7 @@ class OllamaOracle(Oracle):
         self.keep_alive = keep_alive
         self.context = context
         self.accept_digest = accept_digest
-        self.attempts = attempts
-        self.backoff_s = backoff_s
-        self.backoff_cap_s = backoff_cap_s
-        self.sleep = sleep
+        self.retry = retry
         try:
             self.client = ollama.Client(host=self.host, timeout=self.timeout)
         except (ValueError, httpx.InvalidURL) as e:
@@ -217,8 +214,7 @@ class OllamaOracle(Oracle):
 
     def _call(self, what: str, name: str, fn: Callable[[], T]) -> T:
         try:
-            return busy_retried(fn, attempts=self.attempts, base_s=self.backoff_s,
-                                cap_s=self.backoff_cap_s, sleep=self.sleep,
+            return busy_retried(fn, retry=self.retry,
                                 code_of=lambda e: getattr(e, "status_code", None)
                                 if isinstance(e, ollama.ResponseError) else None)
         except ollama.ResponseError as e:
@@ -241,7 +237,7 @@ class OllamaOracle(Oracle):
     def _failed(self, what: str, name: str, code: int, error: str) -> OracleError:
         if code in BUSY:
             return OracleError(f"Ollama at {self.host} stayed busy ({code}: {error}) through "
-                               f"{self.attempts} attempts at the {what} call to {name}")
+                               f"{self.retry.attempts} attempts at the {what} call to {name}")
         if code == 404:
             return self._not_pulled(name)
         if code >= 500:

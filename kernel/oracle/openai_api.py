@@ -50,7 +50,7 @@ import numpy as np
 from kernel import jsonstrict
 from kernel.errors import OracleError, Unstrict
 from kernel.oracle.base import Ask, Oracle, Said
-from kernel.oracle.fanout import BUSY, Servers, busy_retried
+from kernel.oracle.fanout import BUSY, RETRY, Retry, Servers, busy_retried
 from kernel.oracle.minilm import Composed
 
 T = TypeVar("T")
@@ -175,17 +175,18 @@ class OpenAIOracle(Oracle):
 
     `models` maps a logical model name (the one an `Ask` carries, and a recording
     keeps) to `(served_name, digest_or_None, weights_sha256_or_None)`; a name not in
-    the map is sent as it is, with nothing pinned.
+    the map is sent as it is, with nothing pinned. `retry` is how a busy server is asked
+    again.
     """
 
     backend = BACKEND
 
     def __init__(self, *, base_url: str, models: Mapping[str, tuple[str, str | None, str | None]],
                  dialect: str = "llama-cpp-python", api_key: str | None = None,
-                 timeout: float = 120.0, accept_digest: bool = False, attempts: int = 4,
-                 backoff_s: float = 0.25, backoff_cap_s: float = 2.0, where: str = "the base URL",
-                 sleep: Callable[[float], None] = time.sleep):
+                 timeout: float = 120.0, accept_digest: bool = False, where: str = "the base URL",
+                 retry: Retry = RETRY):
         super().__init__()
+        attempts = retry.attempts
         if dialect not in DIALECTS:
             raise OracleError(f"Expected a dialect in {', '.join(DIALECTS)} but got "
                               f"dialect={dialect!r}")
@@ -200,10 +201,7 @@ class OpenAIOracle(Oracle):
         self.models = dict(models)
         self.timeout = float(timeout)
         self.accept_digest = accept_digest
-        self.attempts = attempts
-        self.backoff_s = backoff_s
-        self.backoff_cap_s = backoff_cap_s
-        self.sleep = sleep
+        self.retry = retry
         self._openai = _import_client()
         self._key = api_key or os.environ.get(KEY_ENV) or "none"
         try:
@@ -304,8 +302,7 @@ class OpenAIOracle(Oracle):
         server that drips its body slower than that is cut off, its connection closed."""
         o = self._openai
         try:
-            raw = busy_retried(lambda: self._within(fn, what), attempts=self.attempts,
-                               base_s=self.backoff_s, cap_s=self.backoff_cap_s, sleep=self.sleep,
+            raw = busy_retried(lambda: self._within(fn, what), retry=self.retry,
                                code_of=lambda e: e.status_code
                                if isinstance(e, o.APIStatusError) else None)
         except _Dripped:
@@ -385,7 +382,7 @@ class OpenAIOracle(Oracle):
     def _failed(self, what: str, name: str, code: int, error: str) -> OracleError:
         if code in BUSY:
             return OracleError(f"the server at {self.host} stayed busy ({code}: {error}) through "
-                               f"{self.attempts} attempts at the {what} call to {name}")
+                               f"{self.retry.attempts} attempts at the {what} call to {name}")
         if code == 404:
             return OracleError(f"the server at {self.host} has no {what} for model {name} "
                                f"(404: {error}): serve that model, or check the base URL's path "

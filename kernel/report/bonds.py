@@ -1,6 +1,6 @@
 """The village's bonds as a graph per day, for the HTML report.
 
-`Gather` is the mind's own bond book (kernel.mind.bonds.BondBook), folded with the report's
+`BondsGather` is the mind's own bond book (kernel.mind.bonds.BondBook), folded with the report's
 other projections (over a replay as it runs, or over a log), so a bond drawn here is the one
 the villagers' talk prompts named. `view` lays each day out as a graph on a circle: every
 villager a node, every ordered pair whose bond ended the day other than 0 an edge from the
@@ -30,14 +30,14 @@ BOW = 0.18                 # an edge's bow to its left, as a share of its length
 WARM, COLD = "#1f7a35", "#a8321e"
 
 
-class Gather(BondBook):
+class BondsGather(BondBook):
     """The report's bond book: a `BondBook` folded with the report's other projections."""
 
 
-def gather_of(valences: Valences | None, ticks_per_day: int) -> Gather | None:
+def gather_of(valences: Valences | None, ticks_per_day: int) -> BondsGather | None:
     """A bond book for a run valued by `valences` (None: the run has no valence table, and
     no bond)."""
-    return None if valences is None else Gather(valences, ticks_per_day)
+    return None if valences is None else BondsGather(valences, ticks_per_day)
 
 
 def _f(x: float) -> str:
@@ -91,7 +91,7 @@ def _edge(r: BondDay, at: dict[int, tuple[float, float]], names: dict[int, str])
         title=title)
 
 
-def view(book: Gather | None, people: Sequence[tuple[int, str]], *,
+def view(book: BondsGather | None, people: Sequence[tuple[int, str]], *,
          note: str | None = None) -> BondsView | None:
     """The bond graph of each day from the first with a bond, or None where nothing passed
     between two villagers; `people` are (id, name) in the report's order, and `note` what the

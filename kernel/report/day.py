@@ -65,15 +65,15 @@ from kernel.report.views import (
     Call,
     Day,
     FeltView,
-    Header,
+    HeaderView,
     Lane,
     Map,
     NightRow,
     Node,
-    Person,
+    PersonView,
     RankedRow,
     RefusalView,
-    Retrieval,
+    RetrievalView,
     RoundCost,
     ThoughtView,
     Timeline,
@@ -193,8 +193,8 @@ class _Views:
         self.gather = _Gather({p.id: p.name for p in sc.world.people} if sc is not None else {})
         self.why = rf.why_not_felt(sc, digest)
         self.journal = rf.journal_of(sc) if self.why is None else None
-        self.minds = rm.Gather()
-        self.interests = ri.Gather()
+        self.minds = rm.MindsGather()
+        self.interests = ri.InterestsGather()
         self.bonds, self.bonds_note = _bonds_of(sc)
         self.talk = rt.NewsFold(sc.world.ticks_per_day if sc is not None else DAY)
         self.memory: MemoryProjection | None = None
@@ -320,11 +320,11 @@ def _replayed(sc: Scenario, views: _Views, *, measure: bool = False) -> _Rerun:
 # --- the parts of a day ----------------------------------------------------------------
 
 
-def _people(sc: Scenario | None, founded: dict[int, tuple[str, int]]) -> tuple[Person, ...]:
+def _people(sc: Scenario | None, founded: dict[int, tuple[str, int]]) -> tuple[PersonView, ...]:
     if sc is not None:
-        return tuple(Person(p.id, p.name, founded.get(p.id, (p.name, None))[1])
+        return tuple(PersonView(p.id, p.name, founded.get(p.id, (p.name, None))[1])
                      for p in sc.world.people)
-    return tuple(Person(v, name, t) for v, (name, t) in sorted(founded.items()))
+    return tuple(PersonView(v, name, t) for v, (name, t) in sorted(founded.items()))
 
 
 def _binned(ticks: Sequence[int], width: int) -> tuple[tuple[int, int], ...]:
@@ -354,7 +354,7 @@ def _outcome(s) -> tuple[str, bool]:
     return "not judged", False
 
 
-def _retrievals(rounds: Sequence[Round]) -> tuple[Retrieval, ...]:
+def _retrievals(rounds: Sequence[Round]) -> tuple[RetrievalView, ...]:
     out = []
     for rnd in rounds:
         for r in rnd.reflections:
@@ -365,7 +365,7 @@ def _retrievals(rounds: Sequence[Round]) -> tuple[Retrieval, ...]:
                                        x.score, x.memory.id in cited)
                              for i, x in enumerate(s.ranked, start=1))
                 what, ok = _outcome(s)
-                out.append(Retrieval(rnd.now, r.villager, r.name, s.index, s.question, s.statement,
+                out.append(RetrievalView(rnd.now, r.villager, r.name, s.index, s.question, s.statement,
                                      what, ok, rows))
     return tuple(out)
 
@@ -465,7 +465,7 @@ def _build(lg: _Log, sc: Scenario | None, views: _Views, rerun: _Rerun | None,
                interviews_note=interviews[1])
 
 
-def _bonds_of(sc: Scenario | None) -> tuple[rbo.Gather | None, str | None]:
+def _bonds_of(sc: Scenario | None) -> tuple[rbo.BondsGather | None, str | None]:
     """The report's bond book, valued by the scenario's valence table (None: it has none), or
     for a log no scenario runs under by the home's, which the section then says."""
     if sc is not None:
@@ -487,9 +487,9 @@ def _minds(sc: Scenario | None, views: _Views, rerun: _Rerun | None, note: str |
                       notes=[note] if note else [])
 
 
-def _header(lg: _Log, sc: Scenario | None, g: _Gather, people: tuple[Person, ...],
-            rerun: _Rerun | None, shown: str) -> Header:
-    return Header(
+def _header(lg: _Log, sc: Scenario | None, g: _Gather, people: tuple[PersonView, ...],
+            rerun: _Rerun | None, shown: str) -> HeaderView:
+    return HeaderView(
         title=shown, scenario=sc.name if sc is not None else None, log=lg.name,
         config_digest=lg.config_digest, head_hex=lg.head_hex, ticks=lg.ticks,
         first_tick=lg.first_tick, last_tick=lg.last_tick,
@@ -499,7 +499,7 @@ def _header(lg: _Log, sc: Scenario | None, g: _Gather, people: tuple[Person, ...
         fork=lg.fork, stopped=rerun.stopped if rerun is not None else None)
 
 
-def _map(sc: Scenario | None, g: _Gather, people: tuple[Person, ...],
+def _map(sc: Scenario | None, g: _Gather, people: tuple[PersonView, ...],
          rerun: _Rerun | None) -> Map:
     trails = tuple(Trail(p.id, p.name, tuple(g.points.get(p.id, ()))) for p in people)
     if sc is not None:
@@ -513,7 +513,7 @@ def _map(sc: Scenario | None, g: _Gather, people: tuple[Person, ...],
                "food is not shown: the run's world config was not found")
 
 
-def _timelines(g: _Gather, people: tuple[Person, ...], last: int) -> tuple[Timeline, ...]:
+def _timelines(g: _Gather, people: tuple[PersonView, ...], last: int) -> tuple[Timeline, ...]:
     width = max(1, -(-(last + 1) // BINS))
     marks = g.marks
     return tuple(

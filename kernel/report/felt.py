@@ -25,7 +25,7 @@ from kernel.laws.memory import Memory
 from kernel.mind.felt import FeltState
 from kernel.mind.night import Night, night_of
 from kernel.report import figures
-from kernel.report.views import Change, FeltRun, NightView
+from kernel.report.views import FeltChange, FeltRun, NightView
 
 
 class Journal(FeltProjection):
@@ -39,7 +39,7 @@ class Journal(FeltProjection):
 
     def start(self) -> None:
         super().start()
-        self.changes: list[Change] = []
+        self.changes: list[FeltChange] = []
 
     def follow_engine(self, memory: MemoryProjection, felt: FeltProjection | None) -> None:
         self.follow(memory)
@@ -57,18 +57,18 @@ class Journal(FeltProjection):
 
     def _restored(self, tick: int, e: ev.Refelt | ev.Recurred) -> None:
         r = self.rows[e.id]
-        self.changes.append(Change(tick, e.kind, e.villager, e.id, r.stored, e.stored,
+        self.changes.append(FeltChange(tick, e.kind, e.villager, e.id, r.stored, e.stored,
                                    getattr(e, "by", None)))
 
     def _forgotten(self, tick: int, e: ev.Forgotten) -> None:
         r = self.rows[e.id]
-        self.changes.append(Change(tick, "forgotten", e.villager, e.id, r.stored, r.stored))
+        self.changes.append(FeltChange(tick, "forgotten", e.villager, e.id, r.stored, r.stored))
 
     def _absorbed(self, tick: int, e: ev.Absorbed) -> None:
-        self.changes.append(Change(tick, "anchor", e.villager, e.anchor, e.before, e.stored))
+        self.changes.append(FeltChange(tick, "anchor", e.villager, e.anchor, e.before, e.stored))
         for a in e.absorbed:
             r = self.rows[a]
-            self.changes.append(Change(tick, "absorbed", e.villager, a, r.stored, r.stored,
+            self.changes.append(FeltChange(tick, "absorbed", e.villager, a, r.stored, r.stored,
                                        e.anchor))
 
 
@@ -181,5 +181,5 @@ def counts(run: FeltRun) -> dict[str, int]:
             "groups accepted": f["groups_accepted"], "groups refused": f["groups_refused"]}
 
 
-__all__ = ["Change", "FeltRun", "Journal", "NightView", "counts", "felt_rows", "felt_run",
+__all__ = ["FeltChange", "FeltRun", "Journal", "NightView", "counts", "felt_rows", "felt_run",
            "journal_of", "nights", "villager", "why_not_felt"]

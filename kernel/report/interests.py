@@ -2,7 +2,7 @@
 nights, each night's update with its entropy and trajectory, each day's plan and what became of
 it, for the HTML report and `village plot --what basins`.
 
-`Gather` is a projection folded with a view's others, once (over a replay as it runs, or a
+`InterestsGather` is a projection folded with a view's others, once (over a replay as it runs, or a
 log): the mind's own book of basins (kernel.mind.basins.BasinBook), so a weight, an entropy or
 a trajectory here is the one the run held, and the night's calls, refusals and accepted
 intentions as the log has them. `villagers` lays that out per villager; `measured` asks
@@ -40,7 +40,7 @@ PURPOSES = (Purpose.BASINS, Purpose.NEW_BASIN, Purpose.BASIN_LINK, Purpose.KEYWO
 """The refusals of a night's basins calls, by purpose; a plan's are purpose "plan"."""
 
 
-class Gather:
+class InterestsGather:
     """A projection of the log for the basins and plans: the book of basins, a snapshot of
     every villager's weights at its seeding and after each night it moved, each night's update
     and plan calls, their refusals, and every accepted intention."""
@@ -140,7 +140,7 @@ def _said(refusals: Sequence[ev.Refusal]) -> tuple[str, ...]:
     return tuple(f"{r.check}: {r.reason}" for r in refusals)
 
 
-def _nights(g: Gather, v: int, cal: Calendar) -> tuple[BasinNightView, ...]:
+def _nights(g: InterestsGather, v: int, cal: Calendar) -> tuple[BasinNightView, ...]:
     """Each night villager `v` was asked to update its basins, as it went."""
     out = []
     readings = {r.tick: r for r in g.book.readings.get(v, ())}
@@ -164,7 +164,7 @@ def _nights(g: Gather, v: int, cal: Calendar) -> tuple[BasinNightView, ...]:
     return tuple(out)
 
 
-def _last(g: Gather, v: int, tick: int) -> la.AttractorState:
+def _last(g: InterestsGather, v: int, tick: int) -> la.AttractorState:
     """Villager `v`'s basins as they stood at `tick` (the last snapshot at or before it)."""
     got = la.AttractorState()
     for t, s in g.snaps.get(v, ()):
@@ -183,7 +183,7 @@ def target(e: ev.Intended, names: Mapping[int, str]) -> str:
     return "home"
 
 
-def _plans(g: Gather, v: int, names: Mapping[int, str], cal: Calendar,
+def _plans(g: InterestsGather, v: int, names: Mapping[int, str], cal: Calendar,
            outcomes: Mapping[tuple, tuple[str, int, int]]) -> tuple[PlanDay, ...]:
     """Each plan villager `v` was asked for, by the night it was made at."""
     from kernel.report.intentions import MEASURES
@@ -205,7 +205,7 @@ def _plans(g: Gather, v: int, names: Mapping[int, str], cal: Calendar,
     return tuple(out)
 
 
-def villagers(g: Gather, people: Sequence[tuple[int, str]], ticks_per_day: int,
+def villagers(g: InterestsGather, people: Sequence[tuple[int, str]], ticks_per_day: int,
               effect=None) -> tuple[VillagerBasins, ...]:
     """Every villager (`people`: (id, name), in order) that holds basins or was asked for a
     plan, with what `effect` (kernel.report.intentions.Effect, or None) measured of its plans."""
@@ -225,7 +225,7 @@ def villagers(g: Gather, people: Sequence[tuple[int, str]], ticks_per_day: int,
     return tuple(out)
 
 
-def measured(g: Gather, sc, log: str | os.PathLike | None):
+def measured(g: InterestsGather, sc, log: str | os.PathLike | None):
     """What became of the run's intentions, `(effect, None)`, or `(None, why not)`; `(None,
     None)` for a run with none. `log` is the run's log, whose world is stepped again."""
     if not g.intended:
@@ -241,7 +241,7 @@ def measured(g: Gather, sc, log: str | os.PathLike | None):
         return None, f"the intentions were not measured: {' '.join(str(e).split())}"
 
 
-def view(g: Gather, people: Sequence[tuple[int, str]], ticks_per_day: int, effect,
+def view(g: InterestsGather, people: Sequence[tuple[int, str]], ticks_per_day: int, effect,
          note: str | None) -> BasinsView | None:
     """The report's section of basins and plans; None for a run with neither."""
     if not g.any:

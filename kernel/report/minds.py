@@ -3,7 +3,7 @@ of kernel.laws.minds, and summed per purpose, per villager and in all.
 
 `minds(source, exemplars=None)` reads a run (a scenario, which is replayed, or a log, which is
 replayed where its scenario's replay gives it and folded alone where not) and returns a
-`Minds` (kernel.report.views). `Gather` is the projection that folds the log's `answered`,
+`Minds` (kernel.report.views). `MindsGather` is the projection that folds the log's `answered`,
 `refusal`, `thought`, `recurred` and `absorbed` events into what became of each answer;
 `measure` marks them, reading what the log does not hold from elsewhere: each call's token
 counts and the vectors from the run's recording (a fork's parent's too), a vector the
@@ -12,7 +12,7 @@ the lines each statement's prompt showed from the replay's rounds, and the quest
 template's own text from the run's settings, the word list from kernel.report.words and the
 interview answers from the scenario's committed interviews, replayed on the run's log (its
 first variant, as the report shows it): what a run's villagers said is then read as a reader
-reads it (`Minds.reader`). The report's day folds `Gather` beside its own
+reads it (`Minds.reader`). The report's day folds `MindsGather` beside its own
 projections; a sweep row keeps `figures(minds)` (the names in MINDS). This module computes;
 it renders nothing, reads no file but recordings and the word list, and writes nothing but
 a replay's temporary log.
@@ -35,7 +35,7 @@ from kernel.engine.replay import follow, replay
 from kernel.engine.scenario import Scenario, load_rules
 from kernel.engine.scenario import load as load_scenario
 from kernel.errors import VillageError
-from kernel.events import Purpose
+from kernel.events import Embedding, Purpose
 from kernel.laws import minds as lm
 from kernel.log import read_header, verify
 from kernel.mind.reflect import Round
@@ -76,7 +76,7 @@ class _Call:
     group_checks: list[str] = field(default_factory=list)
 
 
-class Gather:
+class MindsGather:
     """A projection of the log: every generation answer and what became of it, every thought
     written, and the villagers' names. It follows a memory projection (the replay's own, or
     the one `follow` hands it) for the rows a thought cites. Each event is handled by its type,
@@ -148,10 +148,10 @@ class Gather:
             c.absorbed += len(e.absorbed)
 
 
-_ON: dict[type, Callable[[Gather, int, ev.Event], None]] = {
-    ev.Founded: Gather._founded, ev.Answered: Gather._answered, ev.Refusal: Gather._refusal,
-    ev.Thought: Gather._thought, ev.Recurred: Gather._recurred, ev.Absorbed: Gather._absorbed,
-    ev.Spoke: Gather._spoke,
+_ON: dict[type, Callable[[MindsGather, int, ev.Event], None]] = {
+    ev.Founded: MindsGather._founded, ev.Answered: MindsGather._answered, ev.Refusal: MindsGather._refusal,
+    ev.Thought: MindsGather._thought, ev.Recurred: MindsGather._recurred, ev.Absorbed: MindsGather._absorbed,
+    ev.Spoke: MindsGather._spoke,
 }
 """What the measure gathers of each event type; the world's and the felt events add nothing."""
 
@@ -238,11 +238,11 @@ def _shown(rounds: Sequence[Round] | None) -> dict[tuple[int, int, int], dict[in
 # --- the marks and the sums -------------------------------------------------------------------
 
 
-def _answer(c: _Call, rec: _Recorded, runs: frozenset | None) -> lm.Answer:
+def _answer(c: _Call, rec: _Recorded, runs: frozenset | None) -> lm.AnswerRead:
     known = rec.tokens.get((c.prompt_sha256, c.text))
     tokens_in, tokens_out, limit, took_ns = known.popleft() if known else (None,) * 4
     asked = lm.said(c.text) if c.purpose == Purpose.QUESTIONS else ()
-    return lm.Answer(
+    return lm.AnswerRead(
         tick=c.tick, villager=c.villager, purpose=c.purpose, index=c.index, text=c.text,
         marks=lm.marks(c.text, c.done_reason, tokens_out, limit), questions=len(asked),
         parroting=sum(lm.parrots(q, runs) for q in asked) if runs is not None else 0,
@@ -267,17 +267,22 @@ def _thought(tick: int, e: ev.Thought, rows: Mapping[int, object], vec: Mapping[
                           grounding=grounded, nearness=near)
 
 
-def _readings(g: Gather, inputs: Inputs, rows: Mapping[int, object],
+def _readings(g: MindsGather, inputs: Inputs, rows: Mapping[int, object],
               names: Mapping[int, str]) -> tuple[lm.Reading, ...]:
     """Every text the run's villagers said, read: its thoughts, its utterances, and the
     answers of its interviews' first variant that the seam let stand."""
     known = lm.lexicon(inputs.words.words, [*names.values(), *inputs.places])
 
-    def cited(ids: Iterable[int]) -> list[str]:
-        return [rows[c].text for c in ids if c in rows]
+    def cited(ids: Iterable[int], near: Mapping[int, str] | None = None) -> list[str]:
+        ids = tuple(ids)
+        return [rows[c].text for c in ids if c in rows] + [near[c] for c in ids if c in (near or {})]
 
-    out = [lm.read("thought", e.villager, e.text, cited(e.drawn_from), known, names)
-           for _, e in g.thoughts]
+    # a folded row's line as the statement's prompt showed it (`laws.near_lines`), as the seam
+    # read it: where the row's own line names one villager, the shown line names them all
+    near = {s.row.id: s.near for rnd in inputs.rounds or () for r in rnd.reflections
+            for s in r.statements if s.row is not None and s.near}
+    out = [lm.read("thought", e.villager, e.text, cited(e.drawn_from, near.get(e.id)), known,
+                   names) for _, e in g.thoughts]
     out += [lm.read("utterance", e.speaker, e.text, cited(e.drawn_from), known, names,
                     listener=e.listener) for e in g.spoken]
     asked = inputs.interviews.asked if inputs.interviews is not None else ()
@@ -286,7 +291,7 @@ def _readings(g: Gather, inputs: Inputs, rows: Mapping[int, object],
     return tuple(out)
 
 
-def _reader(g: Gather, inputs: Inputs, rows: Mapping[int, object],
+def _reader(g: MindsGather, inputs: Inputs, rows: Mapping[int, object],
             names: Mapping[int, str]) -> Reader | None:
     """What the run's villagers said as a reader reads it; None without the word list."""
     if inputs.words is None:
@@ -310,13 +315,13 @@ def _reader(g: Gather, inputs: Inputs, rows: Mapping[int, object],
                     if iv is not None else None))
 
 
-def _indexes(g: Gather) -> list[int | None]:
+def _indexes(g: MindsGather) -> list[int | None]:
     """The question each thought answered: the statement call it became, in log order."""
     kept = [c for c in g.calls if c.became == "thought"]
     return [c.index for c in kept] if len(kept) == len(g.thoughts) else [None] * len(g.thoughts)
 
 
-def measure(g: Gather, inputs: Inputs, *, run: str, names: Mapping[int, str] | None = None,
+def measure(g: MindsGather, inputs: Inputs, *, run: str, names: Mapping[int, str] | None = None,
             notes: Sequence[str] = ()) -> Minds:
     """The measure of what `g` gathered of a run, with what `inputs` give."""
     rec = _recorded(inputs.recordings)
@@ -383,7 +388,7 @@ def embedder_of(sc: Scenario | None) -> tuple[Embed | None, str]:
     if why is not None:
         return None, f"no embedder is installed here ({why})"
     oracle = minilm.MiniLMOracle.from_config(cfg.value)
-    return (lambda texts: oracle.embed(model, list(texts), purpose="minds")), ""
+    return (lambda texts: oracle.embed(model, list(texts), purpose=Embedding.MINDS)), ""
 
 
 def places_of(sc: Scenario | None) -> tuple[str, ...]:
@@ -426,7 +431,7 @@ def minds(run: str | os.PathLike | Scenario, *,
 def _of_scenario(sc: Scenario, exemplars: str | os.PathLike | None) -> Minds:
     if exemplars is not None:
         sc = source.with_recording(sc, exemplars)
-    g = Gather()
+    g = MindsGather()
     with tempfile.TemporaryDirectory(prefix="village-minds-") as d:
         log = Path(d) / f"{sc.name}.log"
         rp = replay(sc, projections=[g], out=log)
@@ -444,7 +449,7 @@ def _of_log(log: Path, exemplars: str | os.PathLike | None) -> Minds:
     sc, note = source.of_log(head.config_digest, done.head_hex, exemplars)
     if note is None:
         last = done.last_tick
-        g = Gather()
+        g = MindsGather()
         rp = replay(source.with_ticks(sc, last + 1 if last is not None else 0), projections=[g])
         if rp.report.head_hex == done.head_hex:
             inputs = inputs_of(sc, rp.report.rounds, interviews=rint.of(sc, log))
@@ -453,7 +458,7 @@ def _of_log(log: Path, exemplars: str | os.PathLike | None) -> Minds:
         why = rp.report.stopped or f"it ends at head {rp.report.head_hex[:16]}"
         note = (f"the replay of scenario {sc.name} does not give this log ({why}; the log's "
                 f"head is {done.head_hex[:16]})")
-    g = Gather()
+    g = MindsGather()
     follow(log, [g], rules=sc.rules if sc is not None else load_rules())
     recordings = (Path(exemplars),) if exemplars is not None else ()
     if exemplars is not None:
@@ -461,7 +466,7 @@ def _of_log(log: Path, exemplars: str | os.PathLike | None) -> Minds:
     return measure(g, inputs_of(sc, None, recordings), run=log.name, notes=[note])
 
 
-def _is_its_recording(log: Path, g: Gather, path: Path) -> None:
+def _is_its_recording(log: Path, g: MindsGather, path: Path) -> None:
     """Refuse a recording given for a log that holds none of the log's calls: each call the
     log answered is matched by its prompt's sha256 and its answer, and a recording of another
     run (of the same configs, say) matches few or none; its costs would be printed as the

@@ -39,29 +39,29 @@ TOP = 5                  # the strongest rows drawn per villager, unless told ot
 
 
 @dataclass(frozen=True)
-class Run:
+class OpenRun:
     """A run to draw: a log on disk, or a scenario (log None), replayed once for a figure."""
 
     log: Path | None
     scenario: Scenario | None     # the scenario whose configs the log ran under, when found
 
 
-def run_of(run: str | os.PathLike) -> Run:
+def run_of(run: str | os.PathLike) -> OpenRun:
     """RUN as a figure reads it: the log itself, or a scenario with a run to replay."""
     from kernel.engine import scenario as msc
     from kernel.engine.scenario import by_digest
 
     p = Path(run)
     if p.is_file():
-        return Run(p, by_digest(read_header(p).config_digest))
+        return OpenRun(p, by_digest(read_header(p).config_digest))
     sc = msc.load(run)
     if not sc.world_only and sc.exemplars is None:
         raise VillageError(f"scenario {sc.name} has no recording to replay, so there is no run to "
                            f"plot: run it (village run), then plot its log")
-    return Run(None, sc)
+    return OpenRun(None, sc)
 
 
-def _folded(r: Run, views: list, rules: Importance) -> MemoryProjection | None:
+def _folded(r: OpenRun, views: list, rules: Importance) -> MemoryProjection | None:
     """Fold `views` over the run once: its log from disk, or its scenario's replay as it runs.
     The memory projection the views followed (None when none of them follows one)."""
     if r.log is not None:
@@ -72,7 +72,7 @@ def _folded(r: Run, views: list, rules: Importance) -> MemoryProjection | None:
     return rp.memory
 
 
-class _Rows:
+class _RowCounts:
     """Follows a MemoryProjection: each villager's row count at every tick it grew."""
 
     def __init__(self) -> None:
@@ -99,9 +99,9 @@ class _Rows:
             self.points.setdefault(v, [(0, 0)]).append((tick, len(self.mem.streams[v])))
 
 
-def rows(r: Run) -> tuple[Series, ...]:
+def rows(r: OpenRun) -> tuple[Series, ...]:
     """Memory rows per villager over ticks: one step series a villager, from tick 0 to the last."""
-    got = _Rows()
+    got = _RowCounts()
     _folded(r, [got], r.scenario.rules if r.scenario is not None else load_rules())
     names = {p.id: p.name for p in r.scenario.world.people} if r.scenario is not None else {}
     names = got.names | names
@@ -129,14 +129,14 @@ class _Refusals:
                 self.by.setdefault(e.check, Counter())[e.purpose] += 1
 
 
-def refusals(r: Run) -> dict[str, Counter]:
+def refusals(r: OpenRun) -> dict[str, Counter]:
     """Refusals by check, each counted by the call it refused (questions or statement)."""
     got = _Refusals()
     _folded(r, [got], r.scenario.rules if r.scenario is not None else load_rules())
     return dict(sorted(got.by.items()))
 
 
-def recording_of(r: Run | None, exemplars: str | os.PathLike | None) -> Path:
+def recording_of(r: OpenRun | None, exemplars: str | os.PathLike | None) -> Path:
     """The recording a cost plot reads: given, or the scenario's (for the scenario itself, or a log
     that is its recorded run)."""
     if exemplars is not None:
@@ -223,7 +223,7 @@ def curves(journal: rf.Journal, rows: dict[int, str], names: dict[int, str], las
     return tuple(out)
 
 
-def strengths(r: Run, *, top: int = TOP, who: str | None = None) -> tuple[Strengths, ...]:
+def strengths(r: OpenRun, *, top: int = TOP, who: str | None = None) -> tuple[Strengths, ...]:
     """Felt strength over time: each villager's strongest rows (or `who`'s), from the log.
 
     A run with no felt memory is refused with the one sentence saying why.
@@ -246,11 +246,11 @@ def strengths(r: Run, *, top: int = TOP, who: str | None = None) -> tuple[Streng
 # --- basin weights over the nights -----------------------------------------------------
 
 
-def basins(r: Run) -> tuple[VillagerBasins, ...]:
+def basins(r: OpenRun) -> tuple[VillagerBasins, ...]:
     """Every villager's basins over the run, each basin's weight at its seeding and after
     every night its villager's basins moved. A run where nobody holds basins is refused with
     the one sentence saying why."""
-    got = ri.Gather()
+    got = ri.InterestsGather()
     _folded(r, [got], r.scenario.rules if r.scenario is not None else load_rules())
     sc = r.scenario
     people = ([(p.id, p.name) for p in sc.world.people] if sc is not None

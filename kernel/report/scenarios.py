@@ -6,7 +6,7 @@ days by its world's calendar, who reflects, its committed head) and, for a
 recorded one, what its replay did: the recording's generate and embed
 calls, and the questions, statements, thoughts, nights, groups and rows
 re-felt and forgotten, with its refusals by call and check. Those are
-counted by a projection (`Tally`) folded as each tick of its one replay
+counted by a projection (`ScenarioTally`) folded as each tick of its one replay
 (kernel.engine.replay, answered from the recording, no model) is
 appended, so the figures are the recording's own, never typed in. A
 world-only scenario is not run, since nothing in its row needs its events
@@ -33,7 +33,7 @@ Refused = tuple[tuple[str, str, int], ...]
 
 
 @dataclass(frozen=True)
-class Row:
+class ScenarioRow:
     """One scenario's line of the table: its files' figures and, if recorded, its replay's."""
 
     name: str
@@ -56,26 +56,26 @@ def _call(e: ev.Refusal) -> str:
     return "night plan" if e.index == 0 else "night group"
 
 
-def _answered(t: Tally, e: ev.Answered) -> None:
+def _answered(t: ScenarioTally, e: ev.Answered) -> None:
     t.n[e.purpose] += 1
 
 
-def _refusal(t: Tally, e: ev.Refusal) -> None:
+def _refusal(t: ScenarioTally, e: ev.Refusal) -> None:
     t.n[f"{e.purpose} refused"] += 1
     t.by[(_call(e), e.check)] += 1
 
 
-def _thought(t: Tally, e: ev.Thought) -> None:
+def _thought(t: ScenarioTally, e: ev.Thought) -> None:
     t.n["thoughts"] += 1
 
 
-_TALLY: dict[type, Callable[[Tally, ev.Event], None]] = {
+_TALLY: dict[type, Callable[[ScenarioTally, ev.Event], None]] = {
     ev.Answered: _answered, ev.Refusal: _refusal, ev.Thought: _thought,
 }
 """What each event type adds to the mind's counts, resolved once; other types add nothing."""
 
 
-class Tally:
+class ScenarioTally:
     """A projection: what a run's mind did, counted off its events as each tick is appended."""
 
     def __init__(self) -> None:
@@ -105,7 +105,7 @@ class Tally:
 
 def count(events: Iterable[ev.Event]) -> tuple[dict[str, int], Refused]:
     """What a run's mind did, counted off its events; and its refusals by call and check."""
-    t = Tally()
+    t = ScenarioTally()
     t.apply(0, list(events))
     return t.counts()
 
@@ -115,7 +115,7 @@ def replays(sc: Scenario) -> bool:
     return not sc.world_only and sc.exemplars is not None
 
 
-def row_of(sc: Scenario, *, progress: Callable[[int], None] | None = None) -> Row:
+def row_of(sc: Scenario, *, progress: Callable[[int], None] | None = None) -> ScenarioRow:
     """A scenario's row: read off its files, and for a recorded one off its one replay, whose
     every appended tick `progress` is told of."""
     base = dict(name=sc.name, villagers=len(sc.world.people), ticks=sc.ticks,
@@ -123,12 +123,12 @@ def row_of(sc: Scenario, *, progress: Callable[[int], None] | None = None) -> Ro
                 reflecting=len(sc.reflecting), head=sc.head_sha256 or "",
                 description=sc.description)
     if not replays(sc):
-        return Row(**base)
-    tally = Tally()
+        return ScenarioRow(**base)
+    tally = ScenarioTally()
     rp = replay(sc, projections=[tally], progress=progress)
     kinds = Counter(c["kind"] for c in rp.oracle.doc["calls"])
     counts, refused = tally.counts()
-    return Row(**base, calls=(kinds["generate"], kinds["embed"]), counts=counts, refused=refused,
+    return ScenarioRow(**base, calls=(kinds["generate"], kinds["embed"]), counts=counts, refused=refused,
                differs=_differs(sc, rp.report))
 
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from kernel.engine.run import RunReport
     from kernel.engine.scenario import Scenario
     from kernel.laws.memory import Memory
-    from kernel.laws.minds import Answer, Reading, ReadTally, Tally, ThoughtMark
+    from kernel.laws.minds import AnswerRead, Reading, ReadTally, Tally, ThoughtMark
     from kernel.laws.reflection import Verdict
     from kernel.mind.felt import FeltState
     from kernel.mind.night import Night
@@ -132,7 +132,7 @@ class Chain:
 
 
 @dataclass(frozen=True, slots=True)
-class Change:
+class FeltChange:
     """One felt event about one row: the strength before it and after it."""
 
     tick: int
@@ -153,7 +153,7 @@ class FeltRun:
     report: RunReport
     rows: dict[int, Memory]
     felt: dict[int, FeltState]
-    changes: tuple[Change, ...]
+    changes: tuple[FeltChange, ...]
     felt_now: dict[int, int]
     at: int
     names: dict[int, str] = field(default_factory=dict)
@@ -165,7 +165,7 @@ class NightView:
 
     day: int
     night: Night
-    changes: tuple[Change, ...]
+    changes: tuple[FeltChange, ...]
 
 
 # --- the plots' series (kernel.report.plots) -------------------------------------------
@@ -238,12 +238,12 @@ class Minds:
     "none", why there are none; `notes` what else the measure could not read."""
 
     run: str
-    answers: tuple[Answer, ...]
+    answers: tuple[AnswerRead, ...]
     thoughts: tuple[ThoughtMark, ...]
     all: Tally
     purposes: tuple[tuple[str, Tally], ...]
     villagers: tuple[tuple[int, str, Tally], ...]
-    worst: tuple[Answer, ...]
+    worst: tuple[AnswerRead, ...]
     vectors: str
     notes: tuple[str, ...] = ()
     reader: Reader | None = None
@@ -482,7 +482,7 @@ class NewsView:
 
 
 @dataclass(frozen=True, slots=True)
-class Person:
+class PersonView:
     id: int
     name: str
     founded: int | None          # the tick of its `founded` event; None: not founded in the run
@@ -496,7 +496,7 @@ class Answerer:
 
 
 @dataclass(frozen=True)
-class Header:
+class HeaderView:
     title: str
     scenario: str | None
     log: str
@@ -507,7 +507,7 @@ class Header:
     last_tick: int | None
     ticks_per_day: int | None
     events: int
-    people: tuple[Person, ...]
+    people: tuple[PersonView, ...]
     answerers: tuple[Answerer, ...]
     fork: dict | None            # the header's fork record, when the run is a fork
     stopped: str | None          # the replay of a scenario stopped here, and why
@@ -598,7 +598,7 @@ class RankedRow:
 
 
 @dataclass(frozen=True)
-class Retrieval:
+class RetrievalView:
     tick: int
     villager: int
     name: str
@@ -717,12 +717,12 @@ class InterviewsView:
 
 @dataclass(frozen=True)
 class Day:
-    header: Header
+    header: HeaderView
     map: Map
     timelines: tuple[Timeline, ...]
     thoughts: tuple[ThoughtView, ...]
     refusals: tuple[tuple[str, tuple[RefusalView, ...]], ...]    # by check, in check order
-    retrievals: tuple[Retrieval, ...]
+    retrievals: tuple[RetrievalView, ...]
     retrieval_note: str | None
     calls: tuple[Call, ...]
     rounds: tuple[RoundCost, ...]

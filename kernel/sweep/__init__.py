@@ -9,9 +9,9 @@ finished sweep from its recordings and checks every head; `table` keeps
 or change how a run is made (the engine does).
 """
 
-from kernel.sweep.runner import MAX_RETRIES, Outcome, load_rows, replay, run
-from kernel.sweep.spec import Plan, Spec, creatable, load, merge, plans, runnable
+from kernel.sweep.runner import MAX_RETRIES, SweepOutcome, load_rows, replay, run
+from kernel.sweep.spec import RunPlan, Spec, creatable, load, merge, plans, runnable
 from kernel.sweep.table import TABLE
 
-__all__ = ["MAX_RETRIES", "TABLE", "Outcome", "Plan", "Spec", "creatable", "load", "load_rows", "merge",
+__all__ = ["MAX_RETRIES", "TABLE", "SweepOutcome", "RunPlan", "Spec", "creatable", "load", "load_rows", "merge",
            "plans", "replay", "run", "runnable"]

@@ -36,7 +36,7 @@ MAX_RETRIES = 3
 """How many times Ray runs a run again whose worker died (a kill, a lost machine)."""
 
 
-class Tally:
+class SweepTally:
     """A Ray actor the runs tell when they start: who is running where, for the bar and for tests."""
 
     def __init__(self) -> None:
@@ -50,7 +50,7 @@ class Tally:
 
 
 @dataclass
-class Outcome:
+class SweepOutcome:
     """What a sweep (or its replay) came to: every row, in plan order, and where the table is."""
 
     folder: Path
@@ -71,7 +71,7 @@ def _write_json(p: Path, v: Any) -> None:
     p.write_bytes(_json_bytes(v))
 
 
-def place(folder: Path, plan: sspec.Plan, got: dict[str, Any]) -> None:
+def place(folder: Path, plan: sspec.RunPlan, got: dict[str, Any]) -> None:
     """Put one run's result in `folder/runs/RUN/`: a hidden folder written whole, then renamed.
 
     A write that fails (a full disk) removes the hidden folder and stops the sweep with one
@@ -94,7 +94,7 @@ def place(folder: Path, plan: sspec.Plan, got: dict[str, Any]) -> None:
         raise
 
 
-def _fill(part: Path, plan: sspec.Plan, got: dict[str, Any]) -> None:
+def _fill(part: Path, plan: sspec.RunPlan, got: dict[str, Any]) -> None:
     for rel, data in plan.files:
         p = part / "input" / rel
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -125,7 +125,7 @@ def _put(runs: Path, part: Path, run: str) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def _failed_row(plan: sspec.Plan, reason: str) -> dict[str, Any]:
+def _failed_row(plan: sspec.RunPlan, reason: str) -> dict[str, Any]:
     return {**plan.key, "status": "failed", "reason": reason}
 
 
@@ -167,7 +167,7 @@ def key_of(spec: sspec.Spec, *, replaying: bool = False) -> str:
 
 def run(spec: sspec.Spec, *, backend: str = "llamacpp", threads: int | None = 1,
         accept_digest: bool = False, fresh: bool = False, show: bool | None = None,
-        on_start: Callable[[str, str, int], None] | None = None) -> Outcome:
+        on_start: Callable[[str, str, int], None] | None = None) -> SweepOutcome:
     """Make every run of `spec` that the sweep folder does not hold yet (all of them with `fresh`).
 
     Connect to Ray first. `threads` is each run's llama.cpp thread count (a
@@ -177,8 +177,8 @@ def run(spec: sspec.Spec, *, backend: str = "llamacpp", threads: int | None = 1,
     folder = spec.out
     _own_spec(folder, spec)
     plans = sspec.plans(spec)
-    out = Outcome(folder)
-    todo: list[sspec.Plan] = []
+    out = SweepOutcome(folder)
+    todo: list[sspec.RunPlan] = []
     for p in plans:
         row = folder / "runs" / p.id / "row.json"
         if not fresh and row.is_file() and json.loads(row.read_text())["status"] == "ok":
@@ -187,9 +187,9 @@ def run(spec: sspec.Spec, *, backend: str = "llamacpp", threads: int | None = 1,
         todo.append(p)
     key = key_of(spec)
     t0 = time.perf_counter()
-    results = _dispatch(todo, lambda p: {"mode": f"live:{backend}", "recording": None},
-                        key=key, threads=threads, accept_digest=accept_digest, show=show,
-                        desc=f"sweep {spec.name}", on_start=on_start,
+    results = _dispatch(todo, lambda p: {"mode": f"live:{backend}", "recording": None,
+                                         "threads": threads, "accept_digest": accept_digest},
+                        key=key, show=show, desc=f"sweep {spec.name}", on_start=on_start,
                         place=lambda p, got: place(folder, p, got))
     out.seconds = time.perf_counter() - t0
     del results
@@ -199,7 +199,7 @@ def run(spec: sspec.Spec, *, backend: str = "llamacpp", threads: int | None = 1,
 
 
 def replay(spec: sspec.Spec, *, show: bool | None = None,
-           on_start: Callable[[str, str, int], None] | None = None) -> Outcome:
+           on_start: Callable[[str, str, int], None] | None = None) -> SweepOutcome:
     """Replay every finished run of the sweep from its recording, in parallel; check each head.
 
     Each row of the outcome is the replay's: status "ok" only when the replay
@@ -220,11 +220,11 @@ def replay(spec: sspec.Spec, *, show: bool | None = None,
         if made[p.id]["status"] == "ok":
             plans.append(_inputs(d, p))
     key = key_of(spec, replaying=True)
-    out = Outcome(folder)
+    out = SweepOutcome(folder)
     t0 = time.perf_counter()
     rows: dict[str, dict[str, Any]] = {}
 
-    def keep(p: sspec.Plan, got: dict[str, Any]) -> None:
+    def keep(p: sspec.RunPlan, got: dict[str, Any]) -> None:
         r = got["row"]
         want = made[p.id]["head"]
         if r["status"] == "ok" and r["head"] != want:
@@ -234,35 +234,38 @@ def replay(spec: sspec.Spec, *, show: bool | None = None,
 
     _dispatch(plans, lambda p: {"mode": "replay",
                                 "recording": (folder / "runs" / p.id / "recording.json").read_bytes()
-                                if (folder / "runs" / p.id / "recording.json").is_file() else None},
-              key=key, threads=None, accept_digest=False, show=show, desc=f"replay {spec.name}",
-              on_start=on_start, place=keep)
+                                if (folder / "runs" / p.id / "recording.json").is_file() else None,
+                                "threads": None, "accept_digest": False},
+              key=key, show=show, desc=f"replay {spec.name}", on_start=on_start, place=keep)
     out.seconds = time.perf_counter() - t0
     out.rows = [rows[p.id] for p in plans]
     table.build_replays(folder, out.rows)
     return out
 
 
-def _inputs(d: Path, p: sspec.Plan) -> sspec.Plan:
+def _inputs(d: Path, p: sspec.RunPlan) -> sspec.RunPlan:
     """A finished run's plan as it was run: its input files read back from its folder."""
     base = d / "input"
     files = tuple(sorted((f.relative_to(base).as_posix(), f.read_bytes())
                          for f in base.rglob("*") if f.is_file()))
-    return sspec.Plan(p.id, p.scenario, p.seed, p.override, p.overrides_digest, p.ticks,
+    return sspec.RunPlan(p.id, p.scenario, p.seed, p.override, p.overrides_digest, p.ticks,
                       files=files)
 
 
-def _dispatch(plans: list[sspec.Plan], extra: Callable[[sspec.Plan], dict[str, Any]], *,
-              key: str, threads: int | None, accept_digest: bool, show: bool | None, desc: str,
+def _dispatch(plans: list[sspec.RunPlan], how: Callable[[sspec.RunPlan], dict[str, Any]], *,
+              key: str, show: bool | None, desc: str,
               on_start: Callable[[str, str, int], None] | None,
-              place: Callable[[sspec.Plan, dict[str, Any]], None]) -> int:
-    """Submit every plan as a Ray task, place each result as it arrives; the count placed."""
+              place: Callable[[sspec.RunPlan, dict[str, Any]], None]) -> int:
+    """Submit every plan as a Ray task, place each result as it arrives; the count placed.
+
+    `how(plan)` is how the task makes that run: `execute`'s keywords `mode`, `recording`,
+    `threads` and `accept_digest`."""
     r = ray()
     if not r.is_initialized():
         raise ClusterError("a sweep needs a connection to Ray first: kernel.cluster.connect()")
-    tally = r.remote(Tally).options(num_cpus=0).remote()
+    tally = r.remote(SweepTally).options(num_cpus=0).remote()
     task = r.remote(execute).options(num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False)
-    pending: dict[Any, sspec.Plan] = {}
+    pending: dict[Any, sspec.RunPlan] = {}
     done = 0
     running: set[str] = set()
     seen = 0
@@ -273,10 +276,8 @@ def _dispatch(plans: list[sspec.Plan], extra: Callable[[sspec.Plan], dict[str, A
                 done += 1
                 bar.update(1)
                 continue
-            e = extra(p)
-            ref = task.remote({**p.key, "files": p.files, "ticks": p.ticks}, mode=e["mode"],
-                              sweep_key=key, recording=e["recording"], threads=threads,
-                              accept_digest=accept_digest, started=tally)
+            ref = task.remote({**p.key, "files": p.files, "ticks": p.ticks}, sweep_key=key,
+                              started=tally, **how(p))
             pending[ref] = p
         while pending:
             ready, _ = r.wait(list(pending), num_returns=1, timeout=0.5)
@@ -321,4 +322,4 @@ def load_rows(folder: Path) -> list[dict[str, Any]]:
     return [json.loads(p.read_text()) for p in sorted((folder / "runs").glob("*/row.json"))]
 
 
-__all__ = ["MAX_RETRIES", "Outcome", "Tally", "key_of", "load_rows", "place", "replay", "run"]
+__all__ = ["MAX_RETRIES", "SweepOutcome", "SweepTally", "key_of", "load_rows", "place", "replay", "run"]

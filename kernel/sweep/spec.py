@@ -1,7 +1,7 @@
 """A sweep's spec, read and checked, and each of its runs resolved into the files it reads.
 
 This module owns turning a spec (configs/schema/sweep.json: scenarios x
-world seeds x overrides) into `Plan`s: one a run, each carrying every file
+world seeds x overrides) into `RunPlan`s: one a run, each carrying every file
 the run reads as bytes (a small project home of its own: the seeded
 world, the thought, models and importance files with the override merged
 in, the sentence embedder's config and the templates). A run is then the
@@ -50,7 +50,7 @@ class Spec:
 
 
 @dataclass(frozen=True)
-class Plan:
+class RunPlan:
     """One run of a sweep: who, which seed, which override, and every file it reads (or why not)."""
 
     id: str
@@ -130,7 +130,7 @@ def _inside(home: Path, raw: str, source: Path) -> Path:
     return _folder_ok(str(where), what, raw)
 
 
-def runnable(plans: list[Plan]) -> None:
+def runnable(plans: list[RunPlan]) -> None:
     """Refuse a sweep with nothing to run: every one of its runs stopped before it starts."""
     if plans and any(p.error is None for p in plans):
         return
@@ -162,9 +162,9 @@ def _find(name: str, spec: Spec) -> Path:
     return msc.find(near if (near / "scenario.json").is_file() else name)
 
 
-def plans(spec: Spec) -> list[Plan]:
+def plans(spec: Spec) -> list[RunPlan]:
     """Every run of the sweep, in a fixed order: scenario, then seed, then override."""
-    out: list[Plan] = []
+    out: list[RunPlan] = []
     for name in spec.scenarios:
         try:
             base = _resolve(name, spec)
@@ -178,14 +178,14 @@ def plans(spec: Spec) -> list[Plan]:
                 rid = f"{_slug(name)}.s{seed}.{o['name']}"
                 ticks = spec.ticks if spec.ticks is not None else (base["ticks"] if base else 0)
                 if base is None:
-                    out.append(Plan(rid, name, seed, o["name"], od, ticks, error=err))
+                    out.append(RunPlan(rid, name, seed, o["name"], od, ticks, error=err))
                     continue
                 try:
                     files = _files(base, seed, patch, ticks) + _interview(spec, base)
                     error = None
                 except VillageError as e:
                     files, error = (), " ".join(str(e).split())
-                out.append(Plan(rid, name, seed, o["name"], od, ticks, files=files, error=error))
+                out.append(RunPlan(rid, name, seed, o["name"], od, ticks, files=files, error=error))
     return out
 
 

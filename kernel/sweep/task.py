@@ -46,7 +46,7 @@ def execute(plan: dict[str, Any], *, mode: str, sweep_key: str, recording: bytes
             started: Any = None) -> dict[str, Any]:
     """Make (mode "live:BACKEND") or replay (mode "replay") one planned run; its row, log and recording.
 
-    `plan` is `Plan.key` with its `files` and `ticks`; `recording` the
+    `plan` is `RunPlan.key` with its `files` and `ticks`; `recording` the
     exemplar bytes a replay reads; `threads` the llama.cpp threads of a live
     run (a run is given one CPU by default); `started` a Ray actor told
     (run, host, pid) when the run starts, for the progress bar and for tests.
@@ -54,11 +54,7 @@ def execute(plan: dict[str, Any], *, mode: str, sweep_key: str, recording: bytes
     import socket
 
     from kernel import config
-    from kernel.engine import run as engine_run
-    from kernel.engine import scenario as msc
     from kernel.errors import VillageError
-    from kernel.store.basins import MindTables
-    from kernel.sweep.spec import INTERVIEW
 
     pid, host = os.getpid(), socket.gethostname()
     if started is not None:
@@ -70,39 +66,13 @@ def execute(plan: dict[str, Any], *, mode: str, sweep_key: str, recording: bytes
     row: dict[str, Any] = {**{k: plan[k] for k in ("run", "scenario", "seed", "override",
                                                      "overrides_digest")},
                            "status": "failed", "reason": "", "host": host, "pid": pid}
-    log_bytes = rec_bytes = None
+    made: dict[str, bytes | None] = {"log": None, "recording": None}
     t0 = time.perf_counter()
     try:
-        for rel, data in plan["files"]:
-            p = here / "home" / rel
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_bytes(data)
-        config.set_home(here / "home")
-        sc = msc.load(here / "home" / "fixtures" / "run")
-        rec_path = here / "recording.json"
-        oracle = _oracle(sc, plan, mode, rec_path, recording, threads, accept_digest)
-        minds = rm.Gather()
-        nights = MindTables(sc.world.ticks_per_day)
-        try:
-            report = engine_run(sc, oracle, here / "run.log", projections=[minds, nights])
-            asked = here / "home" / INTERVIEW
-            if asked.is_file() and oracle is not None and report.stopped is None:
-                if mode != "replay":
-                    oracle.save()      # the run's own calls, whose vectors the interview reads
-                row["interviews"] = _interviewed(sc, here / "run.log", oracle, asked, rec_path)
-        finally:
-            if oracle is not None:
-                oracle.close()
-        row.update(_figures(report, oracle))
-        row["basin_nights"] = nights.night_rows({p.id: p.name for p in sc.world.people})
-        if mode == "replay" and oracle is not None and oracle.unread:
-            row.update(status="failed", reason=f"{oracle.unread} recorded calls were never asked for")
-        log_bytes = (here / "run.log").read_bytes()
-        if oracle is not None and mode != "replay":
-            oracle.save()
-            rec_bytes = rec_path.read_bytes()
-        inputs = rm.inputs_of(sc, report.rounds, (rec_path,) if rec_path.is_file() else ())
-        row.update(rm.figures(rm.measure(minds, inputs, run=plan["run"])))
+        sc = _home(here, plan["files"])
+        oracle = _oracle(sc, plan, mode, here / "recording.json", recording, threads,
+                         accept_digest)
+        _made(sc, oracle, here, plan["run"], mode, row, made)
     except VillageError as e:
         row["reason"] = _one_line(e)
     except Exception as e:  # a bug is still one run's row: the sweep goes on and says so
@@ -111,8 +81,56 @@ def execute(plan: dict[str, Any], *, mode: str, sweep_key: str, recording: bytes
         config.set_home(None)
         shutil.rmtree(here, ignore_errors=True)
     row["wall_seconds"] = time.perf_counter() - t0
-    return {"row": row, "log": log_bytes if row["status"] == "ok" else None,
-            "recording": rec_bytes if row["status"] == "ok" else None}
+    return {"row": row, "log": made["log"] if row["status"] == "ok" else None,
+            "recording": made["recording"] if row["status"] == "ok" else None}
+
+
+def _home(here: Path, files: Any) -> Any:
+    """The plan's files written as the run's project home (made this process's home), and the
+    scenario loaded from it."""
+    from kernel import config
+    from kernel.engine import scenario as msc
+
+    for rel, data in files:
+        p = here / "home" / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+    config.set_home(here / "home")
+    return msc.load(here / "home" / "fixtures" / "run")
+
+
+def _made(sc: Any, oracle: Any, here: Path, run: str, mode: str, row: dict[str, Any],
+          made: dict[str, bytes | None]) -> None:
+    """Run `sc` in `here` with `oracle` (asking the home's interviews after it), its figures
+    into `row` and its log's and recording's bytes into `made` as each is done, so a run that
+    fails part way keeps what it had made."""
+    from kernel.engine import run as engine_run
+    from kernel.store.basins import MindTables
+    from kernel.sweep.spec import INTERVIEW
+
+    rec_path = here / "recording.json"
+    minds = rm.MindsGather()
+    nights = MindTables(sc.world.ticks_per_day)
+    try:
+        report = engine_run(sc, oracle, here / "run.log", projections=[minds, nights])
+        asked = here / "home" / INTERVIEW
+        if asked.is_file() and oracle is not None and report.stopped is None:
+            if mode != "replay":
+                oracle.save()      # the run's own calls, whose vectors the interview reads
+            row["interviews"] = _interviewed(sc, here / "run.log", oracle, asked, rec_path)
+    finally:
+        if oracle is not None:
+            oracle.close()
+    row.update(_figures(report, oracle))
+    row["basin_nights"] = nights.night_rows({p.id: p.name for p in sc.world.people})
+    if mode == "replay" and oracle is not None and oracle.unread:
+        row.update(status="failed", reason=f"{oracle.unread} recorded calls were never asked for")
+    made["log"] = (here / "run.log").read_bytes()
+    if oracle is not None and mode != "replay":
+        oracle.save()
+        made["recording"] = rec_path.read_bytes()
+    inputs = rm.inputs_of(sc, report.rounds, (rec_path,) if rec_path.is_file() else ())
+    row.update(rm.figures(rm.measure(minds, inputs, run=run)))
 
 
 def _interviewed(sc: Any, log: Path, oracle: Any, asked: Path,

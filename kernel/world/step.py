@@ -396,7 +396,22 @@ def _pairs_by_arrays(who: list[int], px: list[int], py: list[int], radius: int,
             a, b, d2 = _nearest_pairs(_Buckets(x[order], y[order], rank[idx[order]], ks, starts,
                                                width), crowd, limit, most)
             return idx[order[a]], idx[order[b]], d2
-    pos = np.arange(m)
+    ahead = _bucket_pairs(ks, starts, width)
+    if ahead is None:
+        return none, none, none
+    a, b = order[ahead[0]], order[ahead[1]]
+    dx, dy = x[a] - x[b], y[a] - y[b]
+    d2 = dx * dx + dy * dy
+    near = d2 < limit
+    return idx[a[near]], idx[b[near]], d2[near]
+
+
+def _bucket_pairs(ks: np.ndarray, starts: np.ndarray,
+                  width: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every pair of sorted positions in one bucket, or in a bucket and one ahead of it
+    (`_AHEAD`), each once: the first's positions and the second's; None where there is none.
+    `ks` is each sorted position's bucket key, `starts` where each bucket's run starts."""
+    pos = np.arange(len(ks))
     firsts, seconds = [], []
     for ox, oy in _AHEAD:
         target = ks + (oy * width + ox)
@@ -410,13 +425,8 @@ def _pairs_by_arrays(who: list[int], px: list[int], py: list[int], radius: int,
         firsts.append(np.repeat(pos, count))
         seconds.append(np.arange(total) - np.repeat(before - lo, count))
     if not firsts:
-        return none, none, none
-    a = order[np.concatenate(firsts)]
-    b = order[np.concatenate(seconds)]
-    dx, dy = x[a] - x[b], y[a] - y[b]
-    d2 = dx * dx + dy * dy
-    near = d2 < limit
-    return idx[a[near]], idx[b[near]], d2[near]
+        return None
+    return np.concatenate(firsts), np.concatenate(seconds)
 
 
 _AROUND = tuple((ox, oy) for oy in (-1, 0, 1) for ox in (-1, 0, 1))
@@ -855,20 +865,7 @@ class _Tick:
             return
         hands = self.hands
         if belly < pol.hungry_below:
-            if self.eat(i):
-                return
-            givers = [j for j in self.near(i) if hands[j] > 0]
-            if givers and d[CHANCE] % 10000 < pol.beg:
-                self.events.append(ev.Begged(villager=self.ids[i], x=self.px[i] // 1000,
-                                             y=self.py[i] // 1000))
-                return
-            if givers:
-                return  # stay near those who carry food, and ask again later
-            plan = self.plans.get(i) if self.plans else None
-            dest = (plan and self.planned_forage(i, plan)) or self.forage_target(i) \
-                or self.wander_target(i, d)
-            if dest is not None:
-                self.set_out(i, dest, d)
+            self.hungry(i, d)
             return
         chance = d[CHANCE] % 10000
         # with neither a chance to give nor one to take, whoever is near changes nothing
@@ -894,18 +891,42 @@ class _Tick:
             if self.gather(i, d):
                 return
         if (d[PICK] >> 32) % 10000 < pol.wander:
-            if plan:
-                dest = self.planned_walk(i, d, plan)
-                if dest is not _NOWHERE:
-                    if dest is not None:
-                        self.set_out(i, dest, d)
-                    return
-            dest = self.visit_target(i, d) if (d[PARCELS] >> 32) % 10000 < pol.visit else None
-            if dest is not None and plan and self.avoided_at(i, d, plan):
-                dest = None
-            dest = dest or self.wander_target(i, d)
-            if dest is not None:
-                self.set_out(i, dest, d)
+            self.roam(i, d, plan)
+
+    def hungry(self, i: int, d: list[int]) -> None:
+        """A hungry villager's turn (`act`'s, once it has burnt): eat what it carries, else beg
+        of one near who carries food, else wait by them, else set out to forage or wander."""
+        if self.eat(i):
+            return
+        hands = self.hands
+        givers = [j for j in self.near(i) if hands[j] > 0]
+        if givers and d[CHANCE] % 10000 < self.pol.beg:
+            self.events.append(ev.Begged(villager=self.ids[i], x=self.px[i] // 1000,
+                                         y=self.py[i] // 1000))
+            return
+        if givers:
+            return  # stay near those who carry food, and ask again later
+        plan = self.plans.get(i) if self.plans else None
+        dest = (plan and self.planned_forage(i, plan)) or self.forage_target(i) \
+            or self.wander_target(i, d)
+        if dest is not None:
+            self.set_out(i, dest, d)
+
+    def roam(self, i: int, d: list[int], plan: tuple[Intent, ...] | None) -> None:
+        """A villager's walk when its draw says wander (`act`'s last choice): where its plan
+        sends it, else a visit to one it saw (unless it keeps away from them), else a wander."""
+        if plan:
+            dest = self.planned_walk(i, d, plan)
+            if dest is not _NOWHERE:
+                if dest is not None:
+                    self.set_out(i, dest, d)
+                return
+        dest = self.visit_target(i, d) if (d[PARCELS] >> 32) % 10000 < self.pol.visit else None
+        if dest is not None and plan and self.avoided_at(i, d, plan):
+            dest = None
+        dest = dest or self.wander_target(i, d)
+        if dest is not None:
+            self.set_out(i, dest, d)
 
     def sort_out(self, draws: np.ndarray) -> np.ndarray:
         """Positions of the villagers whose act this tick may do more than burn, ascending.

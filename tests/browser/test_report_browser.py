@@ -90,7 +90,7 @@ def felt_section_draws_one_curve_per_plotted_row(name: str, log: Path, browser) 
         assert drawn == [] and keyed == 0
         assert why in browser.js("document.getElementById('felt').textContent")
         return
-    plotted = [f"{v.villager}:{c.id}" for v in plots.strengths(plots.Run(log, sc))
+    plotted = [f"{v.villager}:{c.id}" for v in plots.strengths(plots.OpenRun(log, sc))
                for c in v.curves]
     assert plotted and sorted(drawn) == sorted(plotted) and keyed == len(plotted)
     nights = {f"{t}:{e.villager}" for t, e in read_events(log)

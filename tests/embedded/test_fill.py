@@ -51,8 +51,7 @@ def test_with_nothing_filled_the_loop_gives_create_chat_completions_bytes(cfg, o
                                    repeat_penalty=1.2, top_k=40, top_p=0.95, min_p=0.05,
                                    grammar=json_grammar(ask.schema))
     f = gen.filler(llm).decode(ask.prompt_text, json_gbnf(ask.schema), limit=ask.limit,
-                               seed=ask.seed, temperature=0.0, repeat_penalty=1.2,
-                               repeat_last_n=32, top_k=40, top_p=0.95, min_p=0.05, fill=False)
+                               seed=ask.seed, temperature=0.0, decoding=TUNED)
     assert f.text == r["choices"][0]["message"]["content"]
     assert (f.prompt_tokens, f.chosen, f.filled) == (r["usage"]["prompt_tokens"],
                                                       r["usage"]["completion_tokens"], 0)

@@ -21,11 +21,11 @@ purposes = st.sampled_from(lm.PURPOSES)
 
 
 @st.composite
-def answers(draw) -> lm.Answer:
+def answers(draw) -> lm.AnswerRead:
     purpose = draw(purposes)
     text = draw(texts)
     asked = draw(st.integers(0, 3)) if purpose == "questions" else 0
-    return lm.Answer(
+    return lm.AnswerRead(
         tick=draw(st.integers(0, 50)), villager=draw(st.integers(1, 4)), purpose=purpose,
         index=draw(st.integers(0, 3)), text=text,
         marks=lm.marks(text, draw(st.sampled_from(["stop", "length"]))),

@@ -109,7 +109,7 @@ def test_a_log_folded_alone_keeps_its_counts_and_says_what_it_cannot_measure(tmp
     sc = load_scenario("day-of-three")
     log = tmp_path / "day.log"
     replay(sc, out=log)
-    g = rm.Gather()
+    g = rm.MindsGather()
     follow(log, [g], rules=sc.rules)
     m = rm.measure(g, rm.Inputs(), run="day.log")
     whole = rm.minds("day-of-three").all
@@ -127,7 +127,7 @@ def test_a_log_folded_alone_is_grounded_by_the_runs_embedder_as_its_recording_sa
     sc = load_scenario("week-of-three")
     log = tmp_path / "week.log"
     replay(sc, out=log)
-    g = rm.Gather()
+    g = rm.MindsGather()
     follow(log, [g], rules=sc.rules)
     m = rm.measure(g, rm.inputs_of(sc, None, ()), run="week.log")
     whole = rm.minds("week-of-three").all

@@ -20,6 +20,7 @@ import pytest
 from kernel import config
 from kernel.oracle import Ask, exemplar
 from kernel.oracle.base import Decoding
+from kernel.oracle.fanout import Retry
 from kernel.oracle.openai_api import OpenAIOracle, OpenAIServers
 from tests.process import env, one_error_line, sha256_of, start, village
 
@@ -207,7 +208,7 @@ def test_two_busy_answers_are_waited_out_and_the_third_ask_is_answered_as_if_nev
     try:
         waits: list[float] = []
         o = _oracle(proxy.base)
-        o.sleep = waits.append
+        o.retry = Retry(sleep=waits.append)
         assert o.generate(ask).text == straight
     finally:
         proxy.close()

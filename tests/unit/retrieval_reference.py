@@ -4,7 +4,8 @@ A copy of the ranking in kernel/laws/retrieval.py as it stood when `rank`
 read ticks and weights from row objects and scored each candidate on its
 own. tests/unit/test_rank_columns.py holds the kernel's ranking to it,
 order, ties and every score. It is kept as it was; only this paragraph, the
-imports and the call to the shared check of the vectors are new. The fast
+imports, the call to the shared check of the vectors and the query handed to
+the fast pass as one value (the kernel's `_Query`) are new. The fast
 pass that nominates candidates (`_nominate`), the check and cast of the
 vectors and the query (`_matrix_and_query`) and the exact cosine of one row
 are the kernel's, imported: they are the same functions, and tests/properties/test_laws_retrieval_properties.py
@@ -29,6 +30,7 @@ from kernel.laws.retrieval import (
     _exact_cosine,
     _matrix_and_query,
     _nominate,
+    _Query,
 )
 
 _ticks_of = attrgetter("tick")
@@ -94,7 +96,7 @@ def rank_reference(
     eligible = ticks <= now
     if not eligible.any():
         return ()
-    candidates = _nominate(m, q_unit, q_norm, ticks, weights, eligible, now, p)
+    candidates = _nominate(m, _Query(q, q_norm, q_unit), ticks, weights, eligible, now, p)
 
     out = []
     for i in candidates.tolist():

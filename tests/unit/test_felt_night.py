@@ -369,7 +369,7 @@ def test_the_round_and_the_night_build_their_asks_through_one_module(tmp_path, m
 
 
 def test_a_refusal_of_the_night_is_a_check_and_a_reason_never_a_string_split_apart(tmp_path):
-    from kernel.mind.calls import Refusal
+    from kernel.mind.calls import Rejection
 
     def plan(ask, ids):
         return json.dumps({"groups": [{"anchor": 999_999, "absorbed": ids[:1]},
@@ -380,7 +380,7 @@ def test_a_refusal_of_the_night_is_a_check_and_a_reason_never_a_string_split_apa
                 if isinstance(e, ev.Refusal) and e.purpose == "night"]
     groups = [g for n in report.nights for p in n.plans for g in p.groups]
     assert refusals and [g.refused for g in groups if not g.ok] == [
-        Refusal(e.check, e.reason) for e in refusals]
+        Rejection(e.check, e.reason) for e in refusals]
     assert all((g.check, g.reason) == (g.refused.check, g.refused.reason) for g in groups
                if not g.ok)
     _, _, whole, path2, _ = run(tmp_path, name="whole", answers=lambda a: answer(
@@ -388,7 +388,7 @@ def test_a_refusal_of_the_night_is_a_check_and_a_reason_never_a_string_split_apa
     plans = [p for n in whole.nights for p in n.plans]
     shown = [e for t in read_ticks(path2) for e in t.events
              if isinstance(e, ev.Refusal) and e.purpose == "night"]
-    assert [p.refused for p in plans] == [Refusal("shaped", e.reason) for e in shown]
+    assert [p.refused for p in plans] == [Rejection("shaped", e.reason) for e in shown]
     assert str(plans[0].refused) == f"shaped: {shown[0].reason}"
 
 

@@ -60,9 +60,9 @@ def parent_log(often, tmp_path_factory):
 
 
 def fork_of(often, parent_log, at, out, child=None, oracle=None):
-    return fork.run_fork(often, child or replace(often, parent=often.name, fork_at=at), at, out,
-                         parent_head=frames(parent_log)[-1][1].hex(), prefix_oracle=scripted(),
-                         oracle=oracle or scripted(), parent_log=parent_log)
+    source = fork.ForkedFrom(often, frames(parent_log)[-1][1].hex(), scripted(), parent_log)
+    return fork.run_fork(source, child or replace(often, parent=often.name, fork_at=at), at, out,
+                         oracle=oracle or scripted())
 
 
 def test_the_header_of_a_run_that_is_not_a_fork_is_the_same_bytes_as_before(tmp_path):
@@ -124,9 +124,8 @@ def test_a_fork_under_another_depth_cap_names_its_thought_config_and_parts_after
                                "numbers": [max(ids)]})
         return answer(ask)
 
-    fork.run_fork(often, child, 700, tmp_path / "capped.log",
-                  parent_head=frames(parent_log)[-1][1].hex(), prefix_oracle=scripted(),
-                  oracle=ScriptedOracle([deeper] * 10_000), parent_log=parent_log)
+    fork.run_fork(fork.ForkedFrom(often, frames(parent_log)[-1][1].hex(), scripted(), parent_log),
+                  child, 700, tmp_path / "capped.log", oracle=ScriptedOracle([deeper] * 10_000))
     assert dict(read_header(tmp_path / "capped.log").overrides) == {"thought": "00" * 32}
     mine, theirs = frames(tmp_path / "capped.log"), frames(parent_log)
     assert [p for p, _ in mine[1:701]] == [p for p, _ in theirs[1:701]]

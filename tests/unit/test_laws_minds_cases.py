@@ -151,8 +151,8 @@ ROUND = [
 ]
 
 
-def _gathered() -> rm.Gather:
-    g = rm.Gather()
+def _gathered() -> rm.MindsGather:
+    g = rm.MindsGather()
     g.apply(1999, ROUND)
     return g
 
@@ -183,7 +183,7 @@ def test_a_measure_with_no_template_no_rounds_and_no_embedder_says_none_never_a_
 
 
 def test_the_measure_counts_parroting_against_the_template_it_is_given():
-    g = rm.Gather()
+    g = rm.MindsGather()
     g.apply(1999, [_answered(1, "questions", 0, json.dumps({"questions": [
         "What did Halla remember of the newest part of the day?", "What did Halla eat?"]}))])
     m = rm.measure(g, rm.Inputs(template=_then()), run="hand-made")

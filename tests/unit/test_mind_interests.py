@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -161,8 +162,10 @@ def test_the_update_request_offers_only_the_villagers_basins_the_days_words_and_
 
 def plan(st, answer, stream=None):
     o = ScriptedOracle([json.dumps(answer)])
-    got = plan_round(NOW, [Due(1, "Halla")], {1: stream or rows()}, {}, None,
-                     {1: "Halla", 2: "Ander", 3: "Mose"}, o, st, Calendar(DAY))
+    world = SimpleNamespace(people=[SimpleNamespace(id=i, name=n) for i, n in
+                                    ((1, "Halla"), (2, "Ander"), (3, "Mose"))],
+                            calendar=Calendar(DAY))
+    got = plan_round(NOW, [Due(1, "Halla")], {1: stream or rows()}, {}, None, o, st, world)
     return got, o
 
 

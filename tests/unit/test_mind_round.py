@@ -10,7 +10,7 @@ import pytest
 
 from kernel import laws
 from kernel.errors import OracleError
-from kernel.mind.calls import Refusal
+from kernel.mind.calls import Rejection
 from kernel.mind.reflect import Due, reflect_round
 from kernel.mind.settings import load
 from kernel.oracle.base import Ask, Oracle, Said
@@ -160,7 +160,7 @@ def test_a_question_repeated_in_other_case_and_punctuation_refuses_the_list_whol
     o = ScriptedOracle([answer] * 4)
     rnd = reflect_round(100, [Due(1, "A"), Due(2, "B")], streams, {}, o, st, next_id=11)
     a, b = rnd.reflections
-    assert a.refused == Refusal("repeated", "question 2 repeats question 1") and a.questions == ()
+    assert a.refused == Rejection("repeated", "question 2 repeats question 1") and a.questions == ()
     assert str(a.refused) == "repeated: question 2 repeats question 1"
     assert a.statements == [] and a.thoughts == 0 and a.refusals == 1
     refusal = next(e for e in rnd.events if e.kind == "refusal")
@@ -249,7 +249,7 @@ def test_a_refusal_is_a_check_and_a_reason_never_a_string_split_apart(st):
                         next_id=6)
     refusals = [e for e in rnd.events if e.kind == "refusal"]
     stated = rnd.reflections[0].statements
-    assert [s.refused for s in stated] == [Refusal(e.check, e.reason) for e in refusals]
+    assert [s.refused for s in stated] == [Rejection(e.check, e.reason) for e in refusals]
     first, second = stated
     assert first.refused.check == "shaped" and ": " in first.refused.reason
     assert str(first.refused) == f"shaped: {refusals[0].reason}"

@@ -31,13 +31,15 @@ def test_make_refuses_a_backend_nobody_registered():
 
 def test_a_backend_registers_once():
     with pytest.raises(OracleError, match="registered already"):
-        registry.register("replay", "kernel.oracle.replay:ReplayOracle", live=False)
+        registry.register(registry.Backend("replay", "kernel.oracle.replay:ReplayOracle",
+                                           live=False))
 
 
 def test_registering_a_backend_leaves_the_config_schema_alone():
     before = config.schema_for("models")
     try:
-        registry.register("elsewhere", "kernel.testing:ScriptedOracle", help="a test's backend")
+        registry.register(registry.Backend("elsewhere", "kernel.testing:ScriptedOracle",
+                                           help="a test's backend"))
         assert config.schema_for("models") == before
         assert "elsewhere" not in before["properties"]["backend"]["enum"]
     finally:

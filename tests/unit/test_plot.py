@@ -57,7 +57,7 @@ def week(replayed_log):
     from kernel import engine
     from kernel.report import plots
     sc = engine.load_scenario("week-of-three")
-    return plots.Run(replayed_log("week-of-three"), sc)
+    return plots.OpenRun(replayed_log("week-of-three"), sc)
 
 
 @pytest.mark.parametrize("who", [[], ["--who", "mose"]])

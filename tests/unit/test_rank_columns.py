@@ -66,7 +66,7 @@ def test_ranking_columns_gives_the_object_rankings_rows_scores_and_order(data, n
     assert laws.rank(now, rows, m, q, p, felt=felt) == want
     ids, ticks, weights = laws.row_columns(rows)
     for sq in (None, laws.squares(m)):
-        got = laws.rank_columns(now, ids, ticks, weights, m, q, p,
+        got = laws.rank_columns(now, (ids, ticks, weights), m, q, p,
                                 felt=np.array(felt, dtype=np.float64), squares=sq)
         assert laws.ranked(rows, got) == want
 
@@ -76,9 +76,9 @@ def test_ranking_columns_gives_the_object_rankings_rows_scores_and_order(data, n
 def test_columns_of_any_integer_width_rank_alike(data, now, p):
     rows, felt, m, q = data
     ids, ticks, weights = laws.row_columns(rows)
-    want = laws.rank_columns(now, ids, ticks, weights, m, q, p, felt=felt)
-    got = laws.rank_columns(now, ids.astype(np.int32), ticks.astype(np.uint32),
-                            weights.astype(np.int8), m, q, p,
+    want = laws.rank_columns(now, (ids, ticks, weights), m, q, p, felt=felt)
+    got = laws.rank_columns(now, (ids.astype(np.int32), ticks.astype(np.uint32),
+                                  weights.astype(np.int8)), m, q, p,
                             felt=np.array(felt, dtype=np.float64))
     assert got == want
 
@@ -97,7 +97,7 @@ def test_a_large_ranking_on_columns_is_the_object_ranking(importance):
     q = rng.standard_normal(dim)
     p = laws.Retrieval(k=8, importance=importance)
     want = REF.rank_reference(2999, rows, m, q, p, felt=felt.tolist())
-    got = laws.rank_columns(2999, np.arange(n), ticks, weights, m, q, p, felt=felt,
+    got = laws.rank_columns(2999, (np.arange(n), ticks, weights), m, q, p, felt=felt,
                             squares=laws.squares(m))
     assert laws.ranked(rows, got) == want
 
@@ -110,22 +110,22 @@ def test_a_felt_strength_out_of_range_is_refused_as_it_was_from_a_list():
         with pytest.raises(LawError) as want:
             REF.rank_reference(2, rows, m, [1.0, 0.0], p, felt=bad)
         with pytest.raises(LawError) as got:
-            laws.rank_columns(2, *laws.row_columns(rows), m, [1.0, 0.0], p, felt=np.array(bad))
+            laws.rank_columns(2, laws.row_columns(rows), m, [1.0, 0.0], p, felt=np.array(bad))
         assert str(got.value) == str(want.value)
     with pytest.raises(LawError, match="one felt strength per row"):
-        laws.rank_columns(2, *laws.row_columns(rows), m, [1.0, 0.0], p, felt=np.ones(2))
+        laws.rank_columns(2, laws.row_columns(rows), m, [1.0, 0.0], p, felt=np.ones(2))
 
 
 def test_columns_not_one_per_row_are_refused_naming_the_column():
     ids, ticks, weights = np.arange(3), np.ones(3, dtype=np.int64), np.full(3, 4)
     m = np.ones((3, 2))
     with pytest.raises(LawError, match=r"ticks as one value per row \(3\)"):
-        laws.rank_columns(2, ids, ticks[:2], weights, m, [1.0, 0.0])
+        laws.rank_columns(2, (ids, ticks[:2], weights), m, [1.0, 0.0])
     with pytest.raises(LawError, match=r"ticks as integers"):
-        laws.rank_columns(2, ids, ticks + 0.5, weights, m, [1.0, 0.0])
+        laws.rank_columns(2, (ids, ticks + 0.5, weights), m, [1.0, 0.0])
     with pytest.raises(LawError, match=r"shape \(3, d\)"):
-        laws.rank_columns(2, ids, ticks, weights, m[:2], [1.0, 0.0])
+        laws.rank_columns(2, (ids, ticks, weights), m[:2], [1.0, 0.0])
     with pytest.raises(LawError, match=r"squares as one value per row"):
-        laws.rank_columns(2, ids, ticks, weights, m, [1.0, 0.0], squares=np.ones(4))
+        laws.rank_columns(2, (ids, ticks, weights), m, [1.0, 0.0], squares=np.ones(4))
     with pytest.raises(LawError, match="tick"):
-        laws.rank_columns(2, ids, -ticks, weights, m, [1.0, 0.0])
+        laws.rank_columns(2, (ids, -ticks, weights), m, [1.0, 0.0])

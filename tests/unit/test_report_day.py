@@ -125,7 +125,7 @@ def test_the_felt_sections_nights_add_up_to_what_the_night_mode_counts(week):
 def test_the_felt_section_draws_the_strength_series_the_plot_draws(week, week_log):
     from kernel.report import plots
     sc = engine.load_scenario("week-of-three")
-    assert week.felt.strengths == plots.strengths(plots.Run(week_log, sc))
+    assert week.felt.strengths == plots.strengths(plots.OpenRun(week_log, sc))
     assert [v.name for v in week.felt.strengths] == ["Halla", "Ander", "Mose"]
 
 
@@ -176,7 +176,7 @@ def _views():
     from kernel.report import plots, scenarios
 
     sc = engine.load_scenario("day-of-three")
-    scenario = plots.Run(None, sc)
+    scenario = plots.OpenRun(None, sc)
     return {
         "the day's report": lambda tmp: day(sc),
         "the felt and night modes": lambda tmp: rf.felt_run(sc, until=1500),

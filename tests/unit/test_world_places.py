@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
+from folded_rows import fold, lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from folded_rows import fold, lines
 
 from kernel import config as configs
 from kernel import engine, store, world

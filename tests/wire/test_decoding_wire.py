@@ -17,6 +17,7 @@ from kernel.errors import OracleUsageError, ReplayMismatch
 from kernel.oracle import Ask
 from kernel.oracle import exemplar as ex
 from kernel.oracle.base import Decoding, Said
+from kernel.oracle.fanout import Retry
 from kernel.oracle.llamacpp import LlamaCppOracle
 from kernel.oracle.ollama import OllamaOracle
 from kernel.oracle.replay import ReplayOracle
@@ -65,7 +66,7 @@ def llamacpp(monkeypatch, tmp_path) -> tuple[LlamaCppOracle, FakeLlama]:
 def test_ollama_is_sent_the_asks_repeat_penalty_its_window_and_the_sampling_cut_offs(fake):
     fake.script["/api/generate"] = [fake.answer(GOOD)]
     OllamaOracle(host=fake.host, models={MODEL: (NAME, DIGEST)}, timeout=5.0,
-                 sleep=lambda s: None).generate(ask())
+                 retry=Retry(sleep=lambda s: None)).generate(ask())
     (body,) = fake.bodies("/api/generate")
     assert body["options"] == {"temperature": 0.0, "seed": 7, "num_predict": 64, "num_ctx": 2048,
                                "repeat_penalty": 1.3, "repeat_last_n": 96, "top_k": 20,
@@ -88,7 +89,7 @@ def test_both_backends_are_sent_what_the_ask_holds_and_nothing_of_their_own(monk
                                                                              tmp_path, fake):
     fake.script["/api/generate"] = [fake.answer(GOOD)]
     OllamaOracle(host=fake.host, models={MODEL: (NAME, DIGEST)}, timeout=5.0,
-                 sleep=lambda s: None).generate(ask(Decoding()))
+                 retry=Retry(sleep=lambda s: None)).generate(ask(Decoding()))
     o, llama = llamacpp(monkeypatch, tmp_path)
     o.generate(ask(Decoding()))
     sent = fake.bodies("/api/generate")[0]["options"]
@@ -116,7 +117,7 @@ def test_ollama_is_never_sent_fill_since_it_samples_every_token_itself(fake):
     filled = Decoding(repeat_penalty=1.3, repeat_last_n=96, top_k=20, top_p=0.8, min_p=0.1,
                       fill=True)
     OllamaOracle(host=fake.host, models={MODEL: (NAME, DIGEST)}, timeout=5.0,
-                 sleep=lambda s: None).generate(ask(filled))
+                 retry=Retry(sleep=lambda s: None)).generate(ask(filled))
     (body,) = fake.bodies("/api/generate")
     assert "fill" not in body["options"]
     assert {k: body["options"][k] for k in TUNED.sampling()} == TUNED.sampling()

@@ -20,6 +20,7 @@ import pytest
 from kernel import config
 from kernel.errors import OracleError, Refused
 from kernel.oracle import Ask, make
+from kernel.oracle.fanout import Retry
 from kernel.oracle.ollama import OllamaOracle
 from kernel.seam import DRAWN_SCHEMA, asked_schema, shaped
 
@@ -32,7 +33,7 @@ OTHER = "cd" * 32
 def oracle(fake, **kw) -> OllamaOracle:
     kw.setdefault("models", {MODEL: (NAME, DIGEST), MODEL + "/mean": (NAME, DIGEST)})
     kw.setdefault("timeout", 5.0)
-    kw.setdefault("sleep", lambda s: None)
+    kw.setdefault("retry", Retry(sleep=lambda s: None))
     return OllamaOracle(host=fake.host, **kw)
 
 
@@ -115,7 +116,7 @@ def test_a_busy_server_is_retried_with_a_capped_exponential_backoff(fake):
     limited = (429, {"error": "too many requests"}, 0.0)
     fake.script["/api/generate"] = [busy, limited, busy, fake.answer(GOOD)]
     slept: list[float] = []
-    o = oracle(fake, sleep=slept.append, attempts=4, backoff_s=0.5, backoff_cap_s=1.5)
+    o = oracle(fake, retry=Retry(attempts=4, base_s=0.5, cap_s=1.5, sleep=slept.append))
     assert o.generate(ask()).text == GOOD
     assert slept == [0.5, 1.0, 1.5]
     assert len(fake.bodies("/api/generate")) == 4 and o.calls == 1
@@ -125,7 +126,7 @@ def test_a_server_busy_through_every_attempt_is_an_oracle_error(fake):
     fake.script["/api/generate"] = [(503, {"error": "server busy"}, 0.0)]
     slept: list[float] = []
     with pytest.raises(OracleError, match=r"stayed busy \(503: server busy\) through 3 attempts"):
-        oracle(fake, sleep=slept.append, attempts=3).generate(ask())
+        oracle(fake, retry=Retry(attempts=3, sleep=slept.append)).generate(ask())
     assert len(slept) == 2
 
 
