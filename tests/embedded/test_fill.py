@@ -34,7 +34,7 @@ FILLED = replace(TUNED, fill=True)
 
 
 def statement(cfg, decoding: Decoding, limit: int = 64) -> Ask:
-    p = render("reflect-statement", name="Halla", memories=HALLA,
+    p = render("reflect-statement", name="Halla", memories=HALLA, lived=HALLA, interests="",
                question="Why did Ander take from Halla?").bytes
     schema = drawn_schema([1, 8, 11, 35], words=["Ander", "Halla", "parcels"])
     return Ask("statement", cfg["generate"], p, schema, 2903, 0.0, limit, cfg["context"], decoding)
@@ -64,7 +64,7 @@ def test_a_filled_answer_holds_to_its_request_and_its_forced_text_is_counted_in_
     if purpose == "statement":
         ask = statement(cfg, FILLED)
     elif purpose == "questions":
-        p = render("reflect-questions", name="Halla", memories=HALLA, count=2, interests="").bytes
+        p = render("reflect-questions", name="Halla", memories=HALLA, lived=HALLA, count=2, interests="").bytes
         ask = Ask("questions", cfg["generate"], p, asked_schema(2, request=True, words=["Ander"]),
                   2901, 0.0, 64, cfg["context"], FILLED)
     else:

@@ -35,7 +35,7 @@ LIMIT = 64  # enough to finish or to be cut off; small enough to keep the suite 
 
 @pytest.fixture(scope="module")
 def questions(cfg, oracle):
-    p = render("reflect-questions", name="Halla", memories=HALLA, count=2, interests="").bytes
+    p = render("reflect-questions", name="Halla", memories=HALLA, lived=HALLA, count=2, interests="").bytes
     ask = Ask("questions", cfg["generate"], p, asked_schema(2), 2901, 0.0, LIMIT, cfg["context"])
     start = time.perf_counter()
     first = oracle.generate(ask)
@@ -76,8 +76,8 @@ def test_the_same_ask_twice_gives_the_same_bytes(questions, oracle):
 
 
 def test_a_statement_prompt_gets_an_answer_shaped_judges_by_its_rules(cfg, oracle):
-    p = render("reflect-statement", name="Halla", memories=HALLA[:4],
-               question="What did Ander do?").bytes
+    p = render("reflect-statement", name="Halla", memories=HALLA[:4], lived=HALLA,
+               interests="", question="What did Ander do?").bytes
     said = oracle.generate(Ask("statement", cfg["generate"], p, DRAWN_SCHEMA, 2901, 0.0, LIMIT,
                                cfg["context"]))
     judged(said, DRAWN_SCHEMA)

@@ -171,8 +171,8 @@ def test_the_common_prefix_under_one_header_is_found_without_decoding_an_event(
     a = _write(tmp_path / "a.log", _walks(50))
     b = _write(tmp_path / "b.log", _walks(40) + [(40, [])] + _walks(50, 41))
     decoded = []
-    real = diff_module._Log.events
-    monkeypatch.setattr(diff_module._Log, "events", lambda self, f: decoded.append(f.tick) or
+    real = diff_module._LogReader.events
+    monkeypatch.setattr(diff_module._LogReader, "events", lambda self, f: decoded.append(f.tick) or
                         real(self, f))
     d = diff(a, b)
     assert d.first.tick == 40 and d.same_prefix == 40 and d.differing == 1

@@ -22,12 +22,14 @@ STATEMENT = '{"answer": "Halla gave and Ander took", "numbers": [1, 11]}'
 
 
 def questions_ask(name="Halla") -> Ask:
-    p = render("reflect-questions", name=name, memories=HALLA, count=2, interests="").bytes
+    p = render("reflect-questions", name=name, memories=HALLA, lived=HALLA, count=2,
+               interests="").bytes
     return Ask("questions", MODEL, p, asked_schema(2), 2901, 0.0, 128, 2048)
 
 
 def statement_ask(question="What did Ander do?") -> Ask:
-    p = render("reflect-statement", name="Halla", memories=HALLA, question=question).bytes
+    p = render("reflect-statement", name="Halla", memories=HALLA, lived=HALLA, interests="",
+               question=question).bytes
     return Ask("statement", MODEL, p, DRAWN_SCHEMA, 2901, 0.0, 128, 2048)
 
 

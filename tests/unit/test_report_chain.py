@@ -69,15 +69,15 @@ def test_a_replay_stopped_at_the_cut_only_when_it_stopped_in_the_cut_round():
 
 def test_the_week_under_cap_1_stops_at_the_depth_2_thought_with_no_depth_refusal_replayed():
     ch = report.chain(msc.load("week-of-three"), 1)
-    assert ch.stopped_at == 11999 and ch.stopped_at_the_cut
+    assert ch.stopped_at == 5999 and ch.stopped_at_the_cut
     assert [(c.tick, c.name, c.depth, c.cap, c.cites) for c in ch.cuts] == [
-        (11999, "Mose", 2, 1, (275, 636))]
-    assert ch.rounds == 5 and ch.refused_depth == 0
+        (5999, "Halla", 2, 1, (161, 233))]
+    assert ch.rounds == 2 and ch.refused_depth == 0
 
 
-def test_halla_under_cap_1_stops_at_her_first_depth_2_thought_in_her_second_round():
+def test_halla_whose_every_thought_is_of_depth_1_runs_every_round_under_cap_1_cut_nowhere():
+    # her recording since its prompts open with her day cites none of her thoughts: a cap of 1
+    # cuts nothing, and the replay goes through all five rounds
     ch = report.chain(msc.load("five-days-of-halla"), 1)
-    assert ch.stopped_at == 3999 and ch.stopped_at_the_cut
-    assert [(c.tick, c.name, c.depth, c.cap, c.cites) for c in ch.cuts] == [
-        (3999, "Halla", 2, 1, (132, 108))]
-    assert ch.rounds == 1 and ch.refused_depth == 0 and ch.deepest == 1
+    assert ch.stopped_at is None and not ch.stopped_at_the_cut and ch.cuts == ()
+    assert ch.rounds == 5 and ch.refused_depth == 0 and ch.deepest == 1
