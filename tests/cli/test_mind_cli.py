@@ -110,32 +110,27 @@ def test_chain_under_a_cap_the_recording_never_reached_replays_it_whole():
     assert "the cap never cut the chain" in res.output and "0 refused for depth" in res.output
 
 
-def test_chain_under_a_cap_below_the_models_deepest_thought_refuses_it_for_depth():
-    # five-days-of-halla, recorded with the cap off, holds Halla's thought at depth 2 at tick
-    # 3999: cap 1 refuses it, and the round's next call (its statements' embedding) is then
-    # not the recording's
+def test_chain_under_a_cap_at_the_models_deepest_thought_never_cuts_it():
+    # five-days-of-halla, recorded with the cap off, holds no thought deeper than 1: cap 1 is
+    # never reached, and every call is the recorded one
     res = invoke("reflect", "chain", "--cap", "1")
     assert res.exit_code == 0, res.output
     assert "replayed here under cap 1" in res.output
-    assert "the replay stopped at tick 3999, where the cap cut the chain" in res.output
-    assert "Halla's statement 1" in res.output and "(citing 132, 108)" in res.output
-    assert "a thought of depth 2, over the cap of 1" in res.output
-    assert "accepted, at depth 2" not in res.output
-    assert ("1 step replayed whole before the stop, 1 thoughts written, 0 refused for depth "
-            "in them; the cut (1 statement refused for depth) is in the round the replay "
-            "stopped in, not among them") in res.output
+    assert ("the cap never cut the chain: the model's deepest thought in this recording stands "
+            "at depth 1, within the cap of 1") in res.output
+    assert "5 steps replayed, 6 thoughts written, 0 refused for depth" in res.output
 
 
 def test_a_replay_stopped_by_the_cap_says_it_stopped_at_the_cut_naming_the_thought_and_counts_depth_refusals_only_in_rounds_replayed():
-    # week-of-three, recorded with the cap at 2, holds Mose's thought at depth 2 at tick 11999:
+    # week-of-three, recorded with the cap at 2, holds Halla's thought at depth 2 at tick 5999:
     # cap 1 refuses it there, and that round is the one the replay stops in
     res = invoke("reflect", "chain", "week-of-three", "--cap", "1")
     assert res.exit_code == 0, res.output
-    assert "the replay stopped at tick 11999, where the cap cut the chain" in res.output
+    assert "the replay stopped at tick 5999, where the cap cut the chain" in res.output
     assert "the recording, made with the cap at 2, let stand what cap 1 refuses" in res.output
-    assert "Mose's statement 2" in res.output and "(citing 275, 636)" in res.output
+    assert "Halla's statement 2" in res.output and "(citing 161, 233)" in res.output
     assert "a thought of depth 2, over the cap of 1" in res.output
-    assert ("5 steps replayed whole before the stop, 11 thoughts written, 0 refused for depth "
+    assert ("2 steps replayed whole before the stop, 6 thoughts written, 0 refused for depth "
             "in them; the cut (1 statement refused for depth) is in the round the replay "
             "stopped in, not among them") in res.output
 
@@ -143,7 +138,7 @@ def test_a_replay_stopped_by_the_cap_says_it_stopped_at_the_cut_naming_the_thoug
 def test_a_replay_the_cap_never_cuts_counts_its_rounds_as_before():
     res = invoke("reflect", "chain", "--cap", "0")
     assert res.exit_code == 0, res.output
-    assert "5 steps replayed, 7 thoughts written, 0 refused for depth" in res.output
+    assert "5 steps replayed, 6 thoughts written, 0 refused for depth" in res.output
     assert "cut the chain" not in res.output and "stopped" not in res.output
 
 

@@ -67,8 +67,14 @@ def _handlers_after_loading(tmp_path, name: str) -> list[str]:
 
     script = tmp_path / name
     script.write_text(_HANDLERS.format(root=str(Path(__file__).resolve().parents[2])))
+    def as_a_terminal_starts_it() -> None:
+        # a background job may start with SIGINT ignored, which Python then leaves ignored
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                         check=True, env={"PATH": "/usr/bin:/bin"}, timeout=120)
+                         check=True, env={"PATH": "/usr/bin:/bin"}, timeout=120,
+                         preexec_fn=as_a_terminal_starts_it)
     return out.stdout.split()
 
 
