@@ -19,7 +19,7 @@ time) over the floor's mean for the same calls; same bytes whether the served an
 byte for byte. It must not write a recording or a log, or assert anything of a time: a second
 here is this machine's, under its load.
 
-The default world, opening-of-six, was recorded with configs/opening's templates: a villager's
+The default world, opening-of-six, is recorded with the shipped templates: a villager's
 questions and statements open with who it is and its day, so served together its statements
 read only what follows the opening its questions read (`kernel.oracle.serving` keeps it);
 one at a time, every ask reads its whole prompt. `BENCH_WORLD` names the world (day-of-six's

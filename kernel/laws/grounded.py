@@ -41,10 +41,12 @@ or a pronoun that is someone is a *party*.
   taking, that stands where the verb takes one: for giving, right after the verb ("handed
   Ander", not for pass or share) or right after "to" ("gave bread to Ander"; share also
   "with"), never a possessive; for taking, a possessive ("out of Ander's hands", "took
-  Ander's bread") or right after "from", "off" or "of" (rob also right after the verb).
+  Ander's bread") or right after "from", "off" or "of" (rob also right after the verb); for
+  receiving (receive, get, accept), right after "from".
 
-A claim is "X gave to Y" or "X took from Y"; a verb whose subject or object is not a party
-makes none, and so is not judged.
+A claim is "X gave to Y" or "X took from Y"; a verb of receiving is a claim of giving read
+the other way ("I received bread from Ander" and "got bread from Ander" say Ander gave to me);
+a verb whose subject or object is not a party makes none, and so is not judged.
 
 **The checks**, in order, the first failed refusing the answer whole:
 
@@ -70,12 +72,14 @@ GAVE, TOOK = "gave", "took"
 @dataclass(frozen=True, slots=True)
 class Verb:
     """How a verb of giving or taking finds its object: right after it (`direct`), right after
-    one of `after`, or as a possessive (`possessive`, taking only)."""
+    one of `after`, or as a possessive (`possessive`, taking only); a verb of receiving
+    (`received`) says its object gave to its subject."""
 
     claim: str
     direct: bool
     after: frozenset[str]
     possessive: bool = False
+    received: bool = False
 
 
 def _forms(words: str, verb: Verb) -> dict[str, Verb]:
@@ -92,8 +96,10 @@ VERBS: dict[str, Verb] = {
     **_forms("take takes took taking taken steal steals stole stealing stolen grab grabs "
              "grabbed grabbing snatch snatches snatched seize seizes seized", _TAKE),
     **_forms("rob robs robbed robbing", Verb(TOOK, True, frozenset({"of"}), possessive=True)),
+    **_forms("receive receives received receiving get gets got getting gotten accept accepts "
+             "accepted accepting", Verb(GAVE, False, frozenset({"from"}), received=True)),
 }
-"""The verbs of giving and taking, by the word as written (casefolded). "hand" and "hands"
+"""The verbs of giving, taking and receiving, by the word as written (casefolded). "hand" and "hands"
 are left out: every take row holds the noun ("out of Ander's hands")."""
 
 HELPING = frozenset("had has have did does do will would could can may might must should shall "
@@ -275,7 +281,8 @@ def claims(text: str, names: Iterable[str], *, speaker: str,
             continue
         by, other = _subject(items, i, speaker), _object(items, i, verb)
         if by is not None and other is not None:
-            out.append(Claim(verb.claim, by, other))
+            out.append(Claim(verb.claim, other, by) if verb.received
+                       else Claim(verb.claim, by, other))
     return tuple(out)
 
 

@@ -123,7 +123,7 @@ def prepared(mind: Mind, question: str, query: np.ndarray, rc: Recall | None, st
                                       f"to answer from")
         return iv
     # `lived`: its recent rows, as its questions' prompts show them, for a template that opens
-    # with who it is and its day (configs/opening); the shipped template shows none.
+    # with who it is and its day, as the shipped one does.
     iv.prompt = render(template, name=mind.name, day=mind.day, interests=mind.interests,
                        question=question, memories=_shown(iv, st, mind.now),
                        lived=st.shown(laws.recent(mind.live, mind.now, st.recent), mind.now))

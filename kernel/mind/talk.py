@@ -311,7 +311,7 @@ def _asked(us: Sequence[Utterance], m: Meeting, st: Settings, oracle,
         if not u.shown:
             continue
         # `lived`: the speaker's recent rows, for a template that opens with who it is and
-        # its day (configs/opening); the shipped template shows none.
+        # its day, as the shipped one does.
         recent = laws.recent(live, m.now, st.recent)
         shown = st.shown(u.shown, m.now)
         u.near = laws.near_lines(shown)

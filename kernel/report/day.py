@@ -241,6 +241,7 @@ class _Rerun:
     """What a replay of the scenario gave besides its log: rounds, food, and calls per round."""
 
     rounds: list[Round] = field(default_factory=list)
+    talks: list = field(default_factory=list)      # the replay's talk (kernel.mind.talk.Talk)
     food: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
     cuts: list[tuple[int, int]] = field(default_factory=list)   # (round tick, calls so far)
     costs: list = field(default_factory=list)
@@ -305,6 +306,7 @@ def _replayed(sc: Scenario, views: _Views, *, measure: bool = False) -> _Rerun:
     views.memory = rp.memory
     report = rp.report
     got.rounds = list(report.rounds)
+    got.talks = list(report.talks)
     got.head_hex = report.head_hex
     if report.stopped is not None:
         got.stopped = f"the replay stopped at tick {report.ticks}: {report.stopped}"
@@ -481,8 +483,8 @@ def _minds(sc: Scenario | None, views: _Views, rerun: _Rerun | None, note: str |
     """The measure of the run's minds: with the replay's rounds, the recording and the
     committed interviews where the replay gave the log, else from the log alone (saying why)."""
     if rerun is not None:
-        return rm.measure(views.minds, rm.inputs_of(sc, rerun.rounds, interviews=interviews),
-                          run=shown)
+        return rm.measure(views.minds, rm.inputs_of(sc, rerun.rounds, interviews=interviews,
+                                                    talks=rerun.talks), run=shown)
     return rm.measure(views.minds, rm.inputs_of(sc, None, ()), run=shown,
                       notes=[note] if note else [])
 

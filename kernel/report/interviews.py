@@ -37,7 +37,8 @@ def _asked(x: isn.Asked, rows: dict) -> AskedView:
         refused=str(iv.refused) if iv.refused is not None else None,
         right=tuple(sorted(t.right)) if t is not None and t.known else None,
         correct=x.correct, chance=t.chance if t is not None and t.known else None,
-        cosine=x.cosine)
+        cosine=x.cosine,
+        near=tuple(iv.near[c] for c in (iv.cites if iv.accepted else ()) if c in iv.near))
 
 
 def view(s: isn.Session, a: isn.At, recording: str) -> InterviewsView:

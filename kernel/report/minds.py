@@ -39,6 +39,7 @@ from kernel.events import Embedding, Purpose
 from kernel.laws import minds as lm
 from kernel.log import read_header, verify
 from kernel.mind.reflect import Round
+from kernel.mind.talk import Talk
 from kernel.oracle import exemplar
 from kernel.report import interviews as rint
 from kernel.report import source
@@ -166,6 +167,8 @@ class Inputs:
     as the run read it (None where it is not known), and how to make the run's embedder."""
 
     rounds: Sequence[Round] | None = None
+    talks: Sequence[Talk] = ()
+    """The replay's talk, each utterance with the lines its prompt showed (none: not known)."""
     recordings: tuple[Path, ...] = ()
     template: TemplateFile | None = None
     embedder: Callable[[], tuple[Embed | None, str]] | None = None
@@ -281,13 +284,16 @@ def _readings(g: MindsGather, inputs: Inputs, rows: Mapping[int, object],
     # read it: where the row's own line names one villager, the shown line names them all
     near = {s.row.id: s.near for rnd in inputs.rounds or () for r in rnd.reflections
             for s in r.statements if s.row is not None and s.near}
+    said = {u.spoke: u.near for t in inputs.talks for u in t.utterances
+            if u.spoke is not None and u.near}
     out = [lm.read("thought", e.villager, e.text, cited(e.drawn_from, near.get(e.id)), known,
                    names) for _, e in g.thoughts]
-    out += [lm.read("utterance", e.speaker, e.text, cited(e.drawn_from), known, names,
-                    listener=e.listener) for e in g.spoken]
+    out += [lm.read("utterance", e.speaker, e.text, cited(e.drawn_from, said.get(e)), known,
+                    names, listener=e.listener) for e in g.spoken]
     asked = inputs.interviews.asked if inputs.interviews is not None else ()
-    out += [lm.read("interview", a.villager, a.answer, [c.text for c in a.cites if c.text],
-                    known, names) for a in asked if a.answer is not None]
+    out += [lm.read("interview", a.villager, a.answer,
+                    [c.text for c in a.cites if c.text] + list(a.near), known, names)
+            for a in asked if a.answer is not None]
     return tuple(out)
 
 
@@ -400,11 +406,13 @@ def places_of(sc: Scenario | None) -> tuple[str, ...]:
 
 def inputs_of(sc: Scenario | None, rounds: Sequence[Round] | None,
               recordings: tuple[Path, ...] | None = None, *,
-              interviews: tuple[InterviewsView | None, str | None] = (None, None)) -> Inputs:
+              interviews: tuple[InterviewsView | None, str | None] = (None, None),
+              talks: Sequence[Talk] = ()) -> Inputs:
     """What a run of `sc` (None: its scenario is not known) gives the measure: the replay's
     `rounds`, its recordings (`recordings_of(sc)` unless given), its questions template (the
     home's where `sc` is None), its embedder, the word list, its world's places, and its
-    `interviews` replayed (`kernel.report.interviews.of`: the view, or why there is none)."""
+    `interviews` replayed (`kernel.report.interviews.of`: the view, or why there is none),
+    and the replay's `talks`."""
     listed, missing = rw.listed()
     why = tuple(x for x in (missing, interviews[1]) if x)
     if recordings is None:
@@ -413,7 +421,7 @@ def inputs_of(sc: Scenario | None, rounds: Sequence[Round] | None,
         template = sc.settings.template(QUESTIONS)
     else:
         template = template_file(QUESTIONS) if sc is None else None
-    return Inputs(rounds=rounds, recordings=recordings, template=template,
+    return Inputs(rounds=rounds, talks=tuple(talks), recordings=recordings, template=template,
                   embedder=lambda: embedder_of(sc), words=listed, places=places_of(sc),
                   interviews=interviews[0], why=why)
 
@@ -438,7 +446,8 @@ def _of_scenario(sc: Scenario, exemplars: str | os.PathLike | None) -> Minds:
         notes = ([f"the replay stopped at tick {rp.report.ticks}: {rp.report.stopped}"]
                  if rp.stopped is not None else [])
         interviews = rint.of(sc, log) if rp.stopped is None else (None, None)
-    return measure(g, inputs_of(sc, rp.report.rounds, interviews=interviews), run=sc.name,
+    return measure(g, inputs_of(sc, rp.report.rounds, interviews=interviews,
+                                talks=rp.report.talks), run=sc.name,
                    names={p.id: p.name for p in sc.world.people}, notes=notes)
 
 
@@ -452,7 +461,8 @@ def _of_log(log: Path, exemplars: str | os.PathLike | None) -> Minds:
         g = MindsGather()
         rp = replay(source.with_ticks(sc, last + 1 if last is not None else 0), projections=[g])
         if rp.report.head_hex == done.head_hex:
-            inputs = inputs_of(sc, rp.report.rounds, interviews=rint.of(sc, log))
+            inputs = inputs_of(sc, rp.report.rounds, interviews=rint.of(sc, log),
+                               talks=rp.report.talks)
             return measure(g, inputs, run=log.name,
                            names={p.id: p.name for p in sc.world.people})
         why = rp.report.stopped or f"it ends at head {rp.report.head_hex[:16]}"

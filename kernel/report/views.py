@@ -696,6 +696,9 @@ class AskedView:
     correct: bool | None
     chance: float | None
     cosine: float | None
+    near: tuple[str, ...] = ()
+    """The lines the prompt showed for the folded rows it cites (`laws.near_lines`), which name
+    whom a cited row's own line leaves out: what the seam read beside `cites`."""
 
 
 @dataclass(frozen=True)

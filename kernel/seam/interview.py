@@ -26,6 +26,7 @@ from kernel.seam.schemas import (
     _naming,
     ids_of,
     line_words,
+    one_sentence,
 )
 from kernel.seam.talk import _firsts
 
@@ -60,6 +61,8 @@ def interview_schema(shown: object, chars: int = ANSWER_CHARS, most: int = CITED
     ids = ids_of(shown, "an interview")
     said: dict[str, Any] = {"type": "string", "minLength": STATEMENT_MIN_CHARS,
                             "maxLength": chars}
+    if request and bounded:
+        said["pattern"] = one_sentence(chars)
     n = min(most, len(ids))
     if request and lines is not None and not bounded:
         missing = [i for i in ids if i not in lines]

@@ -36,6 +36,18 @@ CITED = 3
 # sentences mid-word ("I also ate barley at the mil") and at 100 its questions ("... Did").
 BOUNDED_STATED_CHARS = STATEMENT_CHARS
 BOUNDED_QUESTION_CHARS = 160
+# A bounded request asks for one sentence and holds the answer to one: a count of the answer's
+# sentences, as its citations are counted, and no word of it prescribed. Left free, the 1.5B
+# wrote a second sentence of filler to half its statements ("This was a significant event for
+# me because ...") and ran on until the length cut it mid-word ("... interested in A").
+# A request, never a rule: the seam's check reads an answer of any number of sentences.
+
+
+def one_sentence(chars: int) -> str:
+    """The pattern of a bounded request's words: one sentence of at most `chars` characters,
+    any characters but a sentence's end and what a JSON string must escape, then its end."""
+    return rf'^[^.!?"\\\n\r\t]{{{STATEMENT_MIN_CHARS - 1},{chars - 1}}}[.!?]$'
+
 # What a request asks a statement and a question to be made of: words, beginning with
 # a capital, no figures (a statement is about what a day meant, never how much), in at
 # most STATED_CHARS and QUESTION_CHARS. A grammar holds a model to it from the first
@@ -169,6 +181,8 @@ def drawn_schema(shown: object, most: int = CITED, *, request: bool = True,
     an_id: dict[str, Any] = {"type": "integer", "enum": ids} if request else {"type": "integer"}
     statement: dict[str, Any] = {"type": "string", "minLength": STATEMENT_MIN_CHARS,
                                  "maxLength": BOUNDED_STATED_CHARS if bounded else STATED_CHARS}
+    if request and bounded:
+        statement["pattern"] = one_sentence(BOUNDED_STATED_CHARS)
     if request and not bounded:
         named = list(words) if not isinstance(words, str) else [words]
         statement["pattern"] = (_naming(named, 3, 5, "[.!]?", first=STATED_OPENING) if named

@@ -26,6 +26,7 @@ from kernel.seam.schemas import (
     _naming,
     ids_of,
     line_words,
+    one_sentence,
 )
 
 TALK = "talk.tmpl"
@@ -51,6 +52,8 @@ def talk_schema(shown: object, chars: int, most: int = CITED, *, request: bool =
     ids = ids_of(shown, "an utterance")
     said: dict[str, Any] = {"type": "string", "minLength": STATEMENT_MIN_CHARS,
                             "maxLength": chars}
+    if request and bounded:
+        said["pattern"] = one_sentence(chars)
     if request and lines is not None and not bounded:
         return _bytes({"anyOf": [_drawn(numbers, {**said, "pattern": _spoken(lines[first])})
                                  for numbers, first in _firsts(ids, min(most, len(ids)))]})

@@ -129,7 +129,8 @@ def _made(sc: Any, oracle: Any, here: Path, run: str, mode: str, row: dict[str, 
     if oracle is not None and mode != "replay":
         oracle.save()
         made["recording"] = rec_path.read_bytes()
-    inputs = rm.inputs_of(sc, report.rounds, (rec_path,) if rec_path.is_file() else ())
+    inputs = rm.inputs_of(sc, report.rounds, (rec_path,) if rec_path.is_file() else (),
+                          talks=report.talks)
     row.update(rm.figures(rm.measure(minds, inputs, run=run)))
 
 

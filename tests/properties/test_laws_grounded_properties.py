@@ -1,7 +1,7 @@
 """Properties of the grounded seam (kernel.laws.grounded) over drawn villagers, rows and words:
 an answer may name its speaker, its listener and whom its cited lines name, and nobody else;
-a claim of who gave to or took from whom stands where a cited line says it, and its reverse
-falls where none does; a claim it cannot tell the parties of is not judged."""
+a claim of who gave to or took from whom (a gift said by its receiver too) stands where a cited
+line says it, and its reverse falls where none does; a claim it cannot tell the parties of is not judged."""
 
 from __future__ import annotations
 
@@ -59,6 +59,9 @@ def _object(who: str, speaker: str, listener: str | None, pronoun: bool) -> tupl
 GAVE_SAYINGS = ["{a} gave {b} some bread", "{a} handed {b} two parcels", "{a} gave the bread to {b}",
                 "{a} shared my bread with {b}", "{a} had kindly passed a parcel to {b}",
                 "{a} then offered {b} bread"]
+# a gift said by its receiver: {b} (who was given to) is the subject, {a} (who gave) the object
+RECEIVED_SAYINGS = ["{b} received bread from {a}", "{b} got two parcels from {a}",
+                    "{b} gladly accepted a parcel from {a}", "{b} had received parcels from {a}"]
 TOOK_SAYINGS = ["{a} took bread from {b}", "{a} stole {bs} bread", "{a} grabbed parcels off {b}",
                 "{a} took 3 parcels out of {bs} hands", "{a} robbed {b} of bread"]
 
@@ -75,9 +78,14 @@ def claimed(draw):
     verb = draw(st.sampled_from([laws.grounded.GAVE, laws.grounded.TOOK]))
     row = (_gave_row if verb == laws.grounded.GAVE else _took_row)(speaker, a, b, draw(PLACES))
     pronoun = draw(st.booleans())
-    saying = draw(st.sampled_from(GAVE_SAYINGS if verb == laws.grounded.GAVE else TOOK_SAYINGS))
-    said, possessive = _object(b, speaker, listener, pronoun)
-    text = saying.format(a=_subject(a, speaker, listener, pronoun), b=said, bs=possessive)
+    saying = draw(st.sampled_from(GAVE_SAYINGS + RECEIVED_SAYINGS if verb == laws.grounded.GAVE
+                                  else TOOK_SAYINGS))
+    if saying in RECEIVED_SAYINGS:
+        text = saying.format(b=_subject(b, speaker, listener, pronoun),
+                             a=_object(a, speaker, listener, pronoun)[0])
+    else:
+        said, possessive = _object(b, speaker, listener, pronoun)
+        text = saying.format(a=_subject(a, speaker, listener, pronoun), b=said, bs=possessive)
     return names, speaker, listener, Claim(verb, a, b), row, text
 
 
@@ -187,3 +195,14 @@ def test_inside_quotation_marks_a_pronoun_and_an_opening_verb_are_nobody(names, 
     line = f'heard {other} say: "{quoted}"'
     assert laws.claims(line, names, speaker=speaker, cited=True) == ()
     assert laws.claims(f'"{quoted}"', names, speaker=speaker, listener=other) == ()
+
+
+@given(claimed())
+def test_a_gift_said_by_its_receiver_the_wrong_way_round_is_refused_as_the_reversed_gift(case):
+    names, speaker, listener, claim, row, text = case
+    assume(claim.verb == laws.grounded.GAVE)
+    backwards = RECEIVED_SAYINGS[0].format(b=claim.by, a=claim.other)   # the giver received
+    got = laws.judge_grounded(backwards, speaker=speaker, listener=listener, cited=[row],
+                              names=names)
+    assert got is not None and got.check == "ungrounded"
+    assert got.reason == unclaimed(Claim(laws.grounded.GAVE, claim.other, claim.by))

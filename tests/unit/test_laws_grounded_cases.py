@@ -65,6 +65,10 @@ def test_a_row_worded_with_places_keeps_its_direction(row, claim):
     ("Mose passed Ander on the road", ()),       # pass gives only "to" someone
     ("The miller gave the baker bread", ()),     # nobody of the village
     ('Mose said: "I gave you bread"', ()),       # who is "I" in a quote is not known
+    ("I received 2 dozen parcels from Ander today.", (Claim("gave", "Ander", "Halla"),)),
+    ("Mose got bread from Ander", (Claim("gave", "Ander", "Mose"),)),   # a gift, said by its receiver
+    ("I got up from the bench near Ander", ()),  # "from" no villager: no claim
+    ("I got near Ander", ()),
 ])
 def test_a_villagers_own_words_say_the_claims_the_rule_finds(text, claims):
     assert laws.claims(text, NAMES, speaker="Halla") == claims

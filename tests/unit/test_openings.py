@@ -87,17 +87,17 @@ def test_the_mark_is_the_renderer_s_to_give_never_a_call_s():
         render(_tf("a\n{{ opening_ends }}b\n"), opening_ends="x")
 
 
-def test_a_villager_s_questions_statement_and_interview_prompts_of_configs_opening_open_alike():
+def test_a_villager_s_questions_statement_and_interview_prompts_of_the_shipped_templates_open_alike():
     from kernel.seam import QUESTIONS, STATEMENT, template_file
     rows = [{"id": 3, "text": "you ate berries in the east meadow this morning"},
             {"id": 5, "text": "Tamsin handed you a dozen berries this afternoon"}]
     mine = {"name": "Pell", "interests": "", "lived": rows}
-    q = render(template_file(QUESTIONS, "opening"), memories=rows, count=2, **mine)
-    s = render(template_file(STATEMENT, "opening"), question="Why?", memories=rows[1:], **mine)
+    q = render(template_file(QUESTIONS), memories=rows, count=2, **mine)
+    s = render(template_file(STATEMENT), question="Why?", memories=rows[1:], **mine)
     assert q.opening > 0 and q.bytes[:q.opening] == s.bytes[:s.opening]
     assert q.bytes[q.opening:] != s.bytes[s.opening:]
-    i = render(template_file("interview", "opening"), day=2, question="Who?", memories=rows, **mine)
-    t = render(template_file("talk", "opening"), other="Tamsin", bond="", heard="",
+    i = render(template_file("interview"), day=2, question="Who?", memories=rows, **mine)
+    t = render(template_file("talk"), other="Tamsin", bond="", heard="",
                memories=rows, **mine)
     assert i.opening > 0 and t.opening > 0
     assert b"Tamsin handed you a dozen berries" in i.bytes[:i.opening]
