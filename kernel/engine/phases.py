@@ -12,31 +12,31 @@ after it and for the engine's fold, is a field of `TickState`.
 from __future__ import annotations
 
 from collections import ChainMap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kernel import events as ev
-from kernel.engine.felt import FeltProjection
+from kernel.engine.books import Books
+from kernel.engine.cast import Cast
 from kernel.engine.projection import MemoryProjection, VectorsProjection
 from kernel.engine.scenario import Scenario
 from kernel.engine.view import TickView
 from kernel.laws.memory import Memory
-from kernel.mind.basins import BasinBook, BasinsNight, basins_round, seeded, view
-from kernel.mind.bonds import BondBook
+from kernel.mind.basins import BasinsNight, basins_round, seeded, view
 from kernel.mind.given import given
 from kernel.mind.intend import Plans, plan_round
 from kernel.mind.night import Night, night_round
 from kernel.mind.reflect import Due, Holdings, Round, reflect_round
 from kernel.mind.settings import NightSettings, Settings
-from kernel.mind.talk import Meeting, Talk, TalkBook, talk_round
+from kernel.mind.talk import Meeting, Talk, talk_round
 from kernel.world.step import World, step
 
 
 class EngineState(Protocol):
     """What a phase reads of the engine between ticks (kernel.engine.run.Engine holds it):
-    the scenario and its settings, who answers, the world, the books folded from the log, and
-    who is due at a tick. A phase changes only `world` (the world's step); the books change
+    the scenario and its settings, who answers, the world, the books folded from the log
+    (`books`), who the villagers are (`cast`), and who is due at a tick. A phase changes only `world` (the world's step); the books change
     by the engine's fold of the appended frame, never in a phase."""
 
     scenario: Scenario
@@ -46,15 +46,8 @@ class EngineState(Protocol):
     world: World
     memory: MemoryProjection
     vectors: VectorsProjection
-    felt: FeltProjection | None
-    basins: BasinBook | None
-    talks: TalkBook | None
-    bonds: BondBook | None
-    names: Mapping[int, str]
-    founded: Mapping[int, int]
-    given: Mapping[int, Any]
-    seeds: Mapping[int, Any]
-    talkers: frozenset[int]
+    books: Books
+    cast: Cast
 
     def intentions(self, tick: int) -> Any: ...
 
