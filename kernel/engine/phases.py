@@ -12,31 +12,31 @@ after it and for the engine's fold, is a field of `TickState`.
 from __future__ import annotations
 
 from collections import ChainMap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kernel import events as ev
-from kernel.engine.felt import FeltProjection
+from kernel.engine.books import Books
+from kernel.engine.cast import Cast
 from kernel.engine.projection import MemoryProjection, VectorsProjection
 from kernel.engine.scenario import Scenario
 from kernel.engine.view import TickView
 from kernel.laws.memory import Memory
-from kernel.mind.basins import BasinBook, BasinsNight, basins_round, seeded, view
-from kernel.mind.bonds import BondBook
+from kernel.mind.basins import BasinsNight, basins_round, seeded, view
 from kernel.mind.given import given
 from kernel.mind.intend import Plans, plan_round
 from kernel.mind.night import Night, night_round
 from kernel.mind.reflect import Due, Holdings, Round, reflect_round
 from kernel.mind.settings import NightSettings, Settings
-from kernel.mind.talk import Meeting, Talk, TalkBook, talk_round
+from kernel.mind.talk import Meeting, Talk, talk_round
 from kernel.world.step import World, step
 
 
 class EngineState(Protocol):
     """What a phase reads of the engine between ticks (kernel.engine.run.Engine holds it):
-    the scenario and its settings, who answers, the world, the books folded from the log, and
-    who is due at a tick. A phase changes only `world` (the world's step); the books change
+    the scenario and its settings, who answers, the world, the books folded from the log
+    (`books`), who the villagers are (`cast`), and who is due at a tick. A phase changes only `world` (the world's step); the books change
     by the engine's fold of the appended frame, never in a phase."""
 
     scenario: Scenario
@@ -46,15 +46,8 @@ class EngineState(Protocol):
     world: World
     memory: MemoryProjection
     vectors: VectorsProjection
-    felt: FeltProjection | None
-    basins: BasinBook | None
-    talks: TalkBook | None
-    bonds: BondBook | None
-    names: Mapping[int, str]
-    founded: Mapping[int, int]
-    given: Mapping[int, Any]
-    seeds: Mapping[int, Any]
-    talkers: frozenset[int]
+    books: Books
+    cast: Cast
 
     def intentions(self, tick: int) -> Any: ...
 
@@ -90,7 +83,7 @@ def world_phase(en: EngineState, ts: TickState, so_far: Sequence[ev.Event]) -> S
 def given_phase(en: EngineState, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
     """The rows a villager founded at this tick is given (kernel.mind.given), right after its
     founding, before it perceives anything."""
-    return given(so_far, en.given)
+    return given(so_far, en.cast.given)
 
 
 def talk_phase(en: EngineState, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:
@@ -98,9 +91,9 @@ def talk_phase(en: EngineState, ts: TickState, so_far: Sequence[ev.Event]) -> Se
     before anyone perceives them (kernel.mind.talk), so the rows they give are in the tick's
     rows that every later phase reads."""
     st = en.settings
-    if st is None or st.talk is None or en.talks is None:
+    if st is None or st.talk is None or en.books.talks is None:
         return ()
-    talkers = en.talkers
+    talkers = en.cast.talkers
     viewers = [e for e in so_far if isinstance(e, ev.CameIntoSight)
                and e.viewer in talkers and e.seen in talkers]
     if not viewers:
@@ -109,11 +102,11 @@ def talk_phase(en: EngineState, ts: TickState, so_far: Sequence[ev.Event]) -> Se
     rows, state = view.rows(so_far), view.sight(so_far)
     ids = sorted({v for e in viewers for v in (e.viewer, e.seen)})
     streams = view.streams(so_far, ids)
-    book = en.felt.scratch(ids, ts.tick, rows, so_far) if en.felt is not None else None
-    m = Meeting(now=ts.tick, day=en.scenario.world.calendar.day_of(ts.tick), names=en.names,
-                talkers=talkers, sees=state.sees, founded=en.founded, streams=streams, felt=book,
+    book = en.books.felt.scratch(ids, ts.tick, rows, so_far) if en.books.felt is not None else None
+    m = Meeting(now=ts.tick, day=en.scenario.world.calendar.day_of(ts.tick), names=en.cast.names,
+                talkers=talkers, sees=state.sees, founded=en.cast.founded, streams=streams, felt=book,
                 vectors=en.vectors.by_id, bond=_bond(en, ts.tick))
-    ts.talk = talk_round(so_far, m, en.talks, en.oracle, st,
+    ts.talk = talk_round(so_far, m, en.books.talks, en.oracle, st,
                          lambda extra: view.rows((*so_far, *extra)))
     return () if ts.talk is None else ts.talk.events
 
@@ -121,7 +114,7 @@ def talk_phase(en: EngineState, ts: TickState, so_far: Sequence[ev.Event]) -> Se
 def _bond(en: EngineState, tick: int) -> Callable[[int, int], str]:
     """How a talk prompt says a villager's bond to another at `tick` (the bond book's words);
     "" where the importance table has no valences to value a bond by."""
-    bonds, names = en.bonds, en.names
+    bonds, names = en.books.bonds, en.cast.names
     if bonds is None:
         return lambda a, b: ""
     return lambda a, b: bonds.said(a, b, tick, names[b])
@@ -141,10 +134,10 @@ def reflect_phase(en: EngineState, ts: TickState, so_far: Sequence[ev.Event]) ->
         return ()
     streams = ts.view.every_stream(ts.seen)
     # the due villagers' felt state as the round begins: this tick's rows born, nothing re-felt
-    felt = (en.felt.scratch([d.villager for d in due], ts.tick, ts.seen)
-            if en.felt is not None else None)
-    interests = ({d.villager: view(en.basins.of(d.villager), en.settings) for d in due}
-                 if en.basins is not None else None)
+    felt = (en.books.felt.scratch([d.villager for d in due], ts.tick, ts.seen)
+            if en.books.felt is not None else None)
+    interests = ({d.villager: view(en.books.basins.of(d.villager), en.settings) for d in due}
+                 if en.books.basins is not None else None)
     vectors = (ChainMap(dict(ts.talk.vectors), en.vectors.by_id) if ts.talk is not None
                else en.vectors.by_id)
     ts.round = reflect_round(ts.tick, due, streams, vectors, en.oracle, en.settings,
@@ -162,7 +155,7 @@ def night_phase(en: EngineState, ts: TickState, so_far: Sequence[ev.Event]) -> S
     # what this tick gave so far (its world rows and its thoughts), as the log will hold it
     rows = ts.view.rows(so_far)
     ids = [d.villager for d in who]
-    book = en.felt.scratch(ids, ts.tick, rows, so_far)
+    book = en.books.felt.scratch(ids, ts.tick, rows, so_far)
     streams = ts.view.streams(so_far, ids)
     ts.night = night_round(ts.tick, who, streams, book, en.oracle, en.settings, en.night)
     return ts.night.events
@@ -172,13 +165,13 @@ def basins_phase(en: EngineState, ts: TickState, so_far: Sequence[ev.Event]) -> 
     """Where the thought settings have an attractor block: each villager who reflects and is
     founded at this tick is seeded with its world config's basins; at a night, after
     consolidation, each one holding basins has its update (kernel.mind.basins)."""
-    if en.basins is None:
+    if en.books.basins is None:
         return ()
-    events = seeded(so_far, en.seeds)
+    events = seeded(so_far, en.cast.seeds)
     who = en.nightly(ts.tick)
     if not who:
         return events
-    states = en.basins.after(events)
+    states = en.books.basins.after(events)
     streams = ts.view.streams(so_far, [d.villager for d in who])
     names = {p.id: p.name for p in en.scenario.world.people}
     ts.basins = basins_round(ts.tick, who, streams, states, en.oracle, en.settings,
@@ -194,8 +187,8 @@ def plan_phase(en: EngineState, ts: TickState, so_far: Sequence[ev.Event]) -> Se
         return ()
     rows = ts.view.rows(so_far)
     streams = ts.view.streams(so_far, [d.villager for d in who])
-    states = en.basins.after(so_far) if en.basins is not None else {}
-    book = en.felt.scratch([d.villager for d in who], ts.tick, rows, so_far) if en.felt else None
+    states = en.books.basins.after(so_far) if en.books.basins is not None else {}
+    book = en.books.felt.scratch([d.villager for d in who], ts.tick, rows, so_far) if en.books.felt else None
     ts.plans = plan_round(ts.tick, who, streams, states, book, en.oracle, en.settings,
                           en.scenario.world)
     return ts.plans.events

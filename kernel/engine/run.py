@@ -28,7 +28,9 @@ from pathlib import Path
 from kernel import events as ev
 from kernel import laws
 from kernel.calendar import DAY
-from kernel.engine.felt import FeltProjection, felt_of
+from kernel.engine.books import Books
+from kernel.engine.cast import Cast
+from kernel.engine.felt import felt_of
 from kernel.engine.phases import PHASES, Phase, TickState
 from kernel.engine.projection import MemoryProjection, Projection, VectorsProjection
 from kernel.engine.scenario import Scenario
@@ -65,10 +67,10 @@ class Engine:
         self.projections: list[Projection] = [self.memory, self.vectors]
         # felt memory where the importance table has its valences; nights where the
         # thought settings have a night block, and then only for villagers who reflect
-        self.felt: FeltProjection | None = felt_of(sc)
-        if self.felt is not None:
-            self.felt.follow(self.memory)
-            self.projections.append(self.felt)
+        self.books = Books(felt=felt_of(sc), intents=IntentBook())
+        if self.books.felt is not None:
+            self.books.felt.follow(self.memory)
+            self.projections.append(self.books.felt)
         self.projections.extend(projections)
         # An extra projection that needs the rows (and felt state) the engine folds anyway (a
         # projection.Follower) takes the engine's own, applied before it, rather than folding
@@ -76,75 +78,64 @@ class Engine:
         for p in projections:
             follow = getattr(p, "follow_engine", None)
             if follow is not None:
-                follow(self.memory, self.felt)
+                follow(self.memory, self.books.felt)
         # basins where the thought settings have an attractor block, plans where a plan block
-        self.basins: BasinBook | None = None
-        self.intents = IntentBook()
-        self.projections.append(self.intents)
-        self.talks: TalkBook | None = None
-        self.bonds: BondBook | None = None      # where the villagers talk: what passed, as bonds
-        self.names = {p.id: p.name for p in sc.world.people}
-        self.village = frozenset(self.names.values())   # what a grounded seam holds names to
-        self.founded = {p.id: p.founded for p in sc.world.people}
-        self.given = {p.id: p.given for p in sc.world.people if p.given}
+        self.projections.append(self.books.intents)
         self._minds_of(sc, self.settings)
         self.night: NightSettings | None = night_of(sc)
-        if self.night is not None and self.felt is None:
+        if self.night is not None and self.books.felt is None:
             raise VillageError(f"scenario {sc.name} has a night block, and a night needs the "
                                f"importance table's valence table, which it does not have")
-        names = set(sc.reflecting)
-        self._reflecting = tuple(p for p in sc.world.people if p.name in names)
         self._quiet = (0, 0, 0)  # ticks [from, until) at which nobody is due, and the `every`
         #                          they were worked out with
         self.phases = tuple(phases)
 
     def _minds_of(self, sc: Scenario, settings: Settings | None) -> None:
-        """The basins book and the seeds where `settings` have an attractor block (kept as it
-        is where a fork's settings keep one)."""
-        names = set(sc.reflecting)
-        self.seeds = {p.id: p.basins for p in sc.world.people if p.name in names and p.basins}
+        """Who the villagers are (`cast`), and the basins book where `settings` have an
+        attractor block and the talk and bond books where a talk block (each kept as it is
+        where a fork's settings keep it)."""
+        self.cast = Cast.of(sc)
         if settings is not None and settings.attractor is not None:
-            if self.basins is None:
-                self.basins = BasinBook()
-                self.projections.append(self.basins)
-        elif self.basins is not None:
-            self.projections.remove(self.basins)
-            self.basins = None
-        self.talkers = frozenset(p.id for p in sc.world.people if p.name in names)
+            if self.books.basins is None:
+                self.books.basins = BasinBook()
+                self.projections.append(self.books.basins)
+        elif self.books.basins is not None:
+            self.projections.remove(self.books.basins)
+            self.books.basins = None
         if settings is not None and settings.talk is not None:
-            if self.talks is None:
-                self.talks = TalkBook(sc.world.calendar)
-                self.projections.append(self.talks)
-            if self.bonds is None and sc.valences is not None:
-                self.bonds = BondBook(sc.valences, sc.world.ticks_per_day).follow(self.memory)
-                self.projections.append(self.bonds)
-        elif self.talks is not None:
-            self.projections.remove(self.talks)
-            self.talks = None
+            if self.books.talks is None:
+                self.books.talks = TalkBook(sc.world.calendar)
+                self.projections.append(self.books.talks)
+            if self.books.bonds is None and sc.valences is not None:
+                self.books.bonds = BondBook(sc.valences, sc.world.ticks_per_day).follow(self.memory)
+                self.projections.append(self.books.bonds)
+        elif self.books.talks is not None:
+            self.projections.remove(self.books.talks)
+            self.books.talks = None
 
     def intentions(self, tick: int):
         """The intentions the world carries out at `tick`: its day's, where the settings have
         a plan block that carries plans out; else None (the world as it always was)."""
         st = self.settings
-        if st is None or st.plan is None or not st.plan.carry_out or not self.intents.days:
+        if st is None or st.plan is None or not st.plan.carry_out or not self.books.intents.days:
             return None
-        return self.intents.of_day(self.scenario.world.calendar.day_of(tick)) or None
+        return self.books.intents.of_day(self.scenario.world.calendar.day_of(tick)) or None
 
     def due(self, tick: int) -> list[Due]:
         """Who reflects at `tick`. Asked at every tick, and nobody is due at most of them:
         once a tick finds nobody, ticks before the first next due (laws.next_due) are
         known to find nobody too."""
-        if not self._reflecting:
+        if not self.cast.reflecting:
             return []
         every = self.settings.every  # a fork may change the settings mid-run
         start, until, known_every = self._quiet
         if known_every == every and start <= tick < until:
             return []
-        got = [Due(p.id, p.name, self.village) for p in self._reflecting
+        got = [Due(p.id, p.name, self.cast.village) for p in self.cast.reflecting
                if p.founded <= tick and laws.due(p.founded, tick, every)]
         if not got:
             self._quiet = (tick, min(laws.next_due(p.founded, tick, every)
-                                     for p in self._reflecting), every)
+                                     for p in self.cast.reflecting), every)
         return got
 
     def nightly(self, tick: int) -> list[Due]:
@@ -152,12 +143,12 @@ class Engine:
         has been founded, where the thought settings have a night block."""
         if self.night is None or not self.scenario.world.calendar.is_last_tick_of_day(tick):
             return []
-        return [Due(p.id, p.name) for p in self._reflecting if p.founded <= tick]
+        return [Due(p.id, p.name) for p in self.cast.reflecting if p.founded <= tick]
 
     def preflight(self, oracle) -> None:
         """Before tick 0: every model the run will ask for is there, at its pinned digest, in
         `oracle` (the engine's own, or a fork's, which answers only from the fork's tick on)."""
-        if self._reflecting and oracle is not None:
+        if self.cast.reflecting and oracle is not None:
             for model in self.settings.models:
                 oracle.digest(model)
 

@@ -67,7 +67,7 @@ from kernel.laws.statement import (
     wordless,
     words,
 )
-from kernel.laws.window import Line, collapse, near_lines
+from kernel.laws.window import Line, cited_texts, collapse, near_lines
 
 __all__ = [
     "CONVERGING",
@@ -86,6 +86,7 @@ __all__ = [
     "LawError",
     "Line",
     "near_lines",
+    "cited_texts",
     "Memory",
     "NewBasin",
     "PerceptionError",

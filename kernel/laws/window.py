@@ -16,7 +16,7 @@ tick but through those hours, or render text (the templates do).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,6 +98,15 @@ def near_lines(lines: Iterable[Line]) -> dict[int, str]:
     prompt showed of a row it folded, which an answer citing the row read (where the row's own
     line names one of those villagers, the shown line names them all)."""
     return {i: line.text for line in lines if line.near for i in line.ids}
+
+
+def cited_texts(text_of: Mapping[int, str], cites: Iterable[int],
+                near: Mapping[int, str]) -> list[str]:
+    """The texts an answer citing `cites` stands on: each cited row's own line (`text_of`, by
+    id), then what the prompt showed of each folded row it cites (`near`, of `near_lines`).
+    What the seam judges an answer against, and what the reader's measure reads it beside."""
+    cites = tuple(cites)
+    return [text_of[i] for i in cites if i in text_of] + [near[i] for i in cites if i in near]
 
 
 def _near(m: Any) -> str | None:

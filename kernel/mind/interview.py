@@ -103,14 +103,6 @@ def recall(mind: Mind, vector, retrieval: laws.Retrieval) -> Recall | None:
     return Recall.of(mind.now, mind.live, vector, retrieval, mind.felt)
 
 
-def _shown(iv: Interview, st: Settings, now: int) -> tuple[laws.Line, ...]:
-    """What the prompt of `iv` shows of the rows it brings to mind, with the lines of folded
-    rows kept for the seam (`Interview.near`)."""
-    shown = st.shown(iv.shown, now)
-    iv.near = laws.near_lines(shown)
-    return shown
-
-
 def prepared(mind: Mind, question: str, query: np.ndarray, rc: Recall | None, st: Settings,
              template: TemplateFile, chars: int) -> Interview:
     """The interview of `mind` for `question` (its vector `query`): the rows it brings to
@@ -122,10 +114,13 @@ def prepared(mind: Mind, question: str, query: np.ndarray, rc: Recall | None, st
         iv.refused = Rejection("empty", f"{mind.name} has no living memory at tick {mind.now} "
                                       f"to answer from")
         return iv
-    # `lived`: its recent rows, as its questions' prompts show them, for a template that opens
-    # with who it is and its day, as the shipped one does.
+    # what the prompt shows of the rows brought to mind, a folded row's line kept for the seam
+    # (`Interview.near`); `lived`: its recent rows, as its questions' prompts show them, for a
+    # template that opens with who it is and its day, as the shipped one does.
+    shown = st.shown(iv.shown, mind.now)
+    iv.near = laws.near_lines(shown)
     iv.prompt = render(template, name=mind.name, day=mind.day, interests=mind.interests,
-                       question=question, memories=_shown(iv, st, mind.now),
+                       question=question, memories=shown,
                        lived=st.shown(laws.recent(mind.live, mind.now, st.recent), mind.now))
     iv.schema = interview_schema([m.id for m in iv.shown], chars, bounded=st.bounded,
                                  lines={m.id: m.text for m in iv.shown})
@@ -158,10 +153,9 @@ def judge(iv: Interview, mind: Mind, chars: int, *, grounded: bool = False) -> R
         return Rejection(verdict.check, verdict.reason)
     if not grounded:
         return None
-    cited = set(iv.cites)
     off = laws.judge_grounded(iv.answer, speaker=mind.name, names=mind.village,
-                              cited=[m.text for m in mind.mine if m.id in cited]
-                              + [iv.near[i] for i in iv.cites if i in iv.near])
+                              cited=laws.cited_texts({m.id: m.text for m in mind.mine},
+                                                     iv.cites, iv.near))
     return None if off is None else Rejection(off.check, off.reason)
 
 

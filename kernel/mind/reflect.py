@@ -379,10 +379,9 @@ def _judge(now: int, s: Statement, mine: tuple[laws.Memory, ...], gone: Mapping[
         return Rejection(s.verdict.check, s.verdict.reason)
     if grounded is None:
         return None
-    cited = set(s.cites)
     off = laws.judge_grounded(s.statement, speaker=grounded[0], names=grounded[1],
-                              cited=[m.text for m in mine if m.id in cited]
-                              + [s.near[i] for i in s.cites if i in s.near])
+                              cited=laws.cited_texts({m.id: m.text for m in mine}, s.cites,
+                                                     s.near))
     if off is None:
         return None
     s.verdict = laws.Verdict(ok=False, check=off.check, reason=off.reason, depth=s.verdict.depth)

@@ -313,13 +313,12 @@ def _asked(us: Sequence[Utterance], m: Meeting, st: Settings, oracle,
         # `lived`: the speaker's recent rows, for a template that opens with who it is and
         # its day, as the shipped one does.
         recent = laws.recent(live, m.now, st.recent)
-        shown = st.shown(u.shown, m.now)
-        u.near = laws.near_lines(shown)
+        worded = st.words is not None
+        shown = st.shown(u.shown, m.now) if worded else list(u.shown)
+        u.near = laws.near_lines(shown) if worded else {}
         u.prompt = render(st.template(TALK), name=u.name, other=u.other,
-                          bond=m.bond(u.speaker, u.listener), heard=u.heard,
-                          memories=list(u.shown) if st.words is None else shown,
-                          lived=list(recent) if st.words is None
-                          else st.shown(recent, m.now))
+                          bond=m.bond(u.speaker, u.listener), heard=u.heard, memories=shown,
+                          lived=st.shown(recent, m.now) if worded else list(recent))
         lines = {r.id: r.text for r in u.shown}
         u.schema = talk_schema([r.id for r in u.shown], t.chars, lines=lines, bounded=st.bounded)
         asks.append(calls.ask(st, u.purpose, u.prompt, u.schema, u.seed, limit=t.limit))
@@ -373,10 +372,9 @@ def judge(u: Utterance, m: Meeting, t: TalkSettings, stream: Sequence[Memory], *
         return Rejection(verdict.check, verdict.reason)
     if not grounded:
         return None
-    cited = set(u.cites)
     off = laws.judge_grounded(u.text, speaker=u.name, listener=u.other, names=m.names.values(),
-                              cited=[r.text for r in stream if r.id in cited]
-                              + [u.near[i] for i in u.cites if i in u.near])
+                              cited=laws.cited_texts({r.id: r.text for r in stream}, u.cites,
+                                                     u.near))
     return None if off is None else Rejection(off.check, off.reason)
 
 

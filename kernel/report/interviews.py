@@ -11,7 +11,6 @@ the variants compared. A recording that does not replay is said, not shown. Valu
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from kernel.engine.scenario import Scenario
@@ -56,26 +55,18 @@ def view(s: isn.Session, a: isn.At, recording: str) -> InterviewsView:
                           transcript_sha256=s.transcript_sha256)
 
 
-def of(sc: Scenario | None, log: str | os.PathLike | None = None
+def of(sc: Scenario | None, log: str | os.PathLike
        ) -> tuple[InterviewsView | None, str | None]:
-    """The committed interviews of `sc` replayed (on `log`, else on a replay of `sc`), and why
-    they are not shown where they are not; (None, None) where it has none."""
+    """The committed interviews of `sc` asked again of `log` (the log its view's one replay
+    wrote, or the log shown), and why they are not shown where they are not; (None, None)
+    where it has none."""
     if sc is None or sc.world_only:
         return None, None
     path = ir.committed_path(sc)
     if not path.is_file():
         return None, None
     try:
-        if log is not None:
-            return _of(sc, Path(log), path)
-        from kernel.engine.replay import replay
-
-        with tempfile.TemporaryDirectory(prefix="village-report-") as d:
-            out = Path(d) / f"{sc.name}.log"
-            rp = replay(sc, out=out)
-            if rp.stopped is not None:
-                return not_replayed(sc, rp.stopped)
-            return _of(sc, out, path)
+        return _of(sc, Path(log), path)
     except VillageError as e:
         return None, f"the committed interviews could not be asked again: {e}"
 

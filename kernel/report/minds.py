@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from kernel import events as ev
+from kernel import laws
 from kernel.engine.projection import MemoryProjection
 from kernel.engine.replay import follow, replay
 from kernel.engine.scenario import Scenario, load_rules
@@ -276,9 +277,10 @@ def _readings(g: MindsGather, inputs: Inputs, rows: Mapping[int, object],
     answers of its interviews' first variant that the seam let stand."""
     known = lm.lexicon(inputs.words.words, [*names.values(), *inputs.places])
 
+    text_of = {i: r.text for i, r in rows.items()}
+
     def cited(ids: Iterable[int], near: Mapping[int, str] | None = None) -> list[str]:
-        ids = tuple(ids)
-        return [rows[c].text for c in ids if c in rows] + [near[c] for c in ids if c in (near or {})]
+        return laws.cited_texts(text_of, ids, near or {})
 
     # a folded row's line as the statement's prompt showed it (`laws.near_lines`), as the seam
     # read it: where the row's own line names one villager, the shown line names them all

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kernel.seam.errors import SeamError
-from kernel.seam.schemas import _bytes
+from kernel.seam.schemas import canonical
 
 BASINS_UPDATE = "basins-update.tmpl"
 """The template of a night's attractor update call."""
@@ -117,7 +117,7 @@ def _moved(label: str, words: list[str], kept: Sequence[str]) -> dict[str, Any]:
 
 def _update(update: dict, least: int, most: int, patterns: dict, links: dict,
             new: dict) -> bytes:
-    return _bytes({
+    return canonical({
         "type": "object",
         "properties": {
             "life": {"enum": list(LIFE)},
@@ -151,7 +151,7 @@ def keywords_schema(request: bool = False) -> bytes:
     lower-case words each once; as the check, any short texts (the law keeps the first
     KEYWORDS_KEPT, each once ignoring case)."""
     words = _words(KEYWORDS_KEPT, 1) if request else {**_texts(16, 64), "minItems": 1}
-    return _bytes({"type": "object", "properties": {"keywords": words},
+    return canonical({"type": "object", "properties": {"keywords": words},
                    "required": ["keywords"], "additionalProperties": False})
 
 
@@ -188,7 +188,7 @@ def plan_schema(most: int, people: object = None, cells: object = None) -> bytes
                 branches.append(_act(act))
         item = branches[0] if len(branches) == 1 else {"anyOf": branches}
         least = 1
-    return _bytes({
+    return canonical({
         "type": "object",
         "properties": {"plan": {"type": "array", "items": item, "minItems": least,
                                 "maxItems": most}},

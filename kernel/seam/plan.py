@@ -13,7 +13,7 @@ reflection's schemas are, because their sha256 goes into every recording.
 from __future__ import annotations
 
 from kernel.seam.errors import SeamError
-from kernel.seam.schemas import _bytes, ids_of
+from kernel.seam.schemas import canonical, ids_of
 
 NIGHT = "night-plan.tmpl"
 """The template the night's plan call renders."""
@@ -56,7 +56,7 @@ def plan_schema(groups: int, members: int, shown: object = None,
 
 def _plan(groups: int, members: int, an_id: dict, unique: dict,
           anchor: dict | None = None, fewest: int = 1, least: int = 0) -> bytes:
-    return _bytes({
+    return canonical({
         "type": "object",
         "properties": {
             "groups": {

@@ -14,7 +14,8 @@ laws').
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from kernel.seam.errors import SeamError
@@ -53,9 +54,9 @@ def one_sentence(chars: int) -> str:
 # most STATED_CHARS and QUESTION_CHARS. A grammar holds a model to it from the first
 # character, where a small model otherwise opens a statement with the numbers it was
 # shown. The seam does not refuse figures: a pattern is a request, never a rule.
-_WORD = "[A-Za-z']{1,11},?"
-STATED_PATTERN = f"^[A-Z][a-z]{{0,11}}( {_WORD}){{2,9}}$"
-ASKED_PATTERN = f"^[A-Z][a-z]{{0,11}}( {_WORD}){{2,7}}[?]$"
+WORD = "[A-Za-z']{1,11},?"
+STATED_PATTERN = f"^[A-Z][a-z]{{0,11}}( {WORD}){{2,9}}$"
+ASKED_PATTERN = f"^[A-Z][a-z]{{0,11}}( {WORD}){{2,7}}[?]$"
 # Given the words of the lines an ask shows, a request also asks that a question or a
 # statement hold one of them: it is about someone or something the villager remembers,
 # not about the prompt. The most words offered, and the shortest a word must be.
@@ -77,12 +78,12 @@ def line_words(texts: object, most: int = NAMED_WORDS) -> list[str]:
     return (names + rest)[:most]
 
 
-def _naming(words: list[str], before: int, after: int, end: str,
+def naming(words: list[str], before: int, after: int, end: str,
             first: str = "[A-Z][a-z]{0,10}") -> str:
     """A pattern of words holding one of `words`: a first word (`first`: any capitalised
     one), up to `before` words, the named word, up to `after` words, then `end`."""
     named = "|".join(words)
-    return f"^{first}( {_WORD}){{0,{before}}} ({named})( {_WORD}){{0,{after}}}{end}$"
+    return f"^{first}( {WORD}){{0,{before}}} ({named})( {WORD}){{0,{after}}}{end}$"
 
 
 # How a question opens: asking why, or who, of what happened, where a small model left to
@@ -104,7 +105,7 @@ CITES = "numbers"
 STATEMENT_MIN_CHARS = 5
 
 
-def _bytes(schema: dict[str, Any]) -> bytes:
+def canonical(schema: dict[str, Any]) -> bytes:
     # Insertion order is the key order: fixed by the code below, never sorted
     # by a reader, so the bytes (and their sha256) do not move.
     return json.dumps(schema, separators=(",", ":"), ensure_ascii=False,
@@ -123,8 +124,8 @@ def asked_schema(n: int, *, request: bool = False, words: object = (),
                             "maxLength": BOUNDED_QUESTION_CHARS if bounded else QUESTION_CHARS}
     if request and not bounded:
         named = list(words) if not isinstance(words, str) else [words]
-        item["pattern"] = _naming(named, 3, 4, "[?]", ASKED_OPENING) if named else ASKED_PATTERN
-    return _bytes({
+        item["pattern"] = naming(named, 3, 4, "[?]", ASKED_OPENING) if named else ASKED_PATTERN
+    return canonical({
         "type": "object",
         "properties": {
             "questions": {"type": "array",
@@ -185,13 +186,64 @@ def drawn_schema(shown: object, most: int = CITED, *, request: bool = True,
         statement["pattern"] = one_sentence(BOUNDED_STATED_CHARS)
     if request and not bounded:
         named = list(words) if not isinstance(words, str) else [words]
-        statement["pattern"] = (_naming(named, 3, 5, "[.!]?", first=STATED_OPENING) if named
+        statement["pattern"] = (naming(named, 3, 5, "[.!]?", first=STATED_OPENING) if named
                                 else STATED_PATTERN)
     if request and lines is not None and not bounded:
-        return _bytes({"anyOf": [_drawn(numbers, {**statement, "pattern": pattern})
+        return canonical({"anyOf": [_drawn(numbers, {**statement, "pattern": pattern})
                                  for numbers, pattern in _tied(ids, min(most, len(ids)), lines)]})
-    return _bytes(_drawn({"type": "array", "items": an_id, "minItems": 1,
+    return canonical(_drawn({"type": "array", "items": an_id, "minItems": 1,
                           "maxItems": min(most, len(ids))}, statement))
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """What kind of answer `said_schema` bounds: its name where its length is refused (`noun`)
+    and where its ids are (`call`), and the words a patterned request asks of it: `drawn` of
+    an answer drawn first from a line, `plain` where no line is given."""
+
+    noun: str
+    call: str
+    drawn: Callable[[str], str]
+    plain: str
+
+
+def said_schema(shown: object, chars: int, most: int, kind: Said, *, request: bool,
+                lines: Mapping[int, str] | None, bounded: bool) -> bytes:
+    """An answer of `kind` (an utterance, an interview answer) of at most `chars` characters
+    drawn from 1 to `most` of the ids `shown`: the request an `enum` of them, with `lines`
+    each first id's branch (`firsts`) naming a word of its line, a `bounded` request the
+    `enum` and the bounds alone (one sentence, no tie); or the check of the same shape
+    (`request=False`)."""
+    if not isinstance(chars, int) or isinstance(chars, bool) or chars < STATEMENT_MIN_CHARS:
+        raise SeamError(f"Expected {kind.noun} of at least {STATEMENT_MIN_CHARS} characters "
+                        f"but got chars={chars!r}")
+    if not isinstance(most, int) or isinstance(most, bool) or most < 1:
+        raise SeamError(f"Expected a count of citations >= 1 but got most={most!r}")
+    ids = ids_of(shown, kind.call)
+    said: dict[str, Any] = {"type": "string", "minLength": STATEMENT_MIN_CHARS,
+                            "maxLength": chars}
+    if request and bounded:
+        said["pattern"] = one_sentence(chars)
+    n = min(most, len(ids))
+    if request and lines is not None and not bounded:
+        missing = [i for i in ids if i not in lines]
+        if missing:
+            raise SeamError(f"Expected the line of every shown id but got none for {missing[0]}")
+        return canonical({"anyOf": [_drawn(numbers, {**said, "pattern": kind.drawn(lines[first])})
+                                 for numbers, first in firsts(ids, n)]})
+    if request and not bounded:
+        said["pattern"] = kind.plain
+    an_id: dict[str, Any] = {"type": "integer", "enum": ids} if request else {"type": "integer"}
+    return canonical(_drawn({"type": "array", "items": an_id, "minItems": 1, "maxItems": n}, said))
+
+
+def firsts(ids: list[int], most: int):
+    """Each (numbers, first id) branch of a tied request: a first id, then 0 to most-1 others."""
+    for first in ids:
+        others = {"type": "integer", "enum": [i for i in ids if i != first]}
+        for n in range(1, most + 1):
+            yield ({"type": "array", "prefixItems": [{"const": first}] + [others] * (n - 1),
+                    "items": False}, first)
 
 
 def _drawn(numbers: dict[str, Any], statement: dict[str, Any]) -> dict[str, Any]:
@@ -201,19 +253,15 @@ def _drawn(numbers: dict[str, Any], statement: dict[str, Any]) -> dict[str, Any]
 
 def _tied(ids: list[int], most: int, lines: Mapping[int, str]):
     """Each (numbers, pattern) branch of a tied request: a first id, then 0 to most-1 others."""
-    for first in ids:
+    for numbers, first in firsts(ids, most):
         if first not in lines:
             raise SeamError(f"Expected the line of every shown id but got none for {first}")
         named = line_words([lines[first]])
-        pattern = (_naming(named, 3, 5, "[.!]?", first=STATED_OPENING) if named
-                   else STATED_PATTERN)
-        others = {"type": "integer", "enum": [i for i in ids if i != first]}
-        for n in range(1, most + 1):
-            yield ({"type": "array", "prefixItems": [{"const": first}] + [others] * (n - 1),
-                    "items": False}, pattern)
+        yield numbers, (naming(named, 3, 5, "[.!]?", first=STATED_OPENING) if named
+                        else STATED_PATTERN)
 
 
-DRAWN_SCHEMA: bytes = _bytes({
+DRAWN_SCHEMA: bytes = canonical({
     "type": "object",
     "properties": {
         CITES: {"type": "array", "items": {"type": "integer"}, "maxItems": CITATIONS},

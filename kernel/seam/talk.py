@@ -14,20 +14,8 @@ recording.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-from kernel.seam.errors import SeamError
-from kernel.seam.schemas import (
-    _WORD,
-    CITED,
-    STATEMENT_MIN_CHARS,
-    _bytes,
-    _drawn,
-    _naming,
-    ids_of,
-    line_words,
-    one_sentence,
-)
+from kernel.seam.schemas import CITED, WORD, Said, line_words, naming, said_schema
 
 TALK = "talk.tmpl"
 """The template of an utterance at a meeting: a start, or the answer to what was just heard."""
@@ -42,42 +30,21 @@ def talk_schema(shown: object, chars: int, most: int = CITED, *, request: bool =
                 lines: Mapping[int, str] | None = None, bounded: bool = False) -> bytes:
     """An utterance of at most `chars` characters drawn from 1 to `most` of the ids `shown`
     (the request: an `enum` of them, and with `lines` each first id's branch naming a word of
-    its line; a `bounded` request the `enum` and the bounds alone, no pattern and no tie), or
-    the check of the same shape (`request=False`)."""
-    if not isinstance(chars, int) or isinstance(chars, bool) or chars < STATEMENT_MIN_CHARS:
-        raise SeamError(f"Expected an utterance of at least {STATEMENT_MIN_CHARS} characters "
-                        f"but got chars={chars!r}")
-    if not isinstance(most, int) or isinstance(most, bool) or most < 1:
-        raise SeamError(f"Expected a count of citations >= 1 but got most={most!r}")
-    ids = ids_of(shown, "an utterance")
-    said: dict[str, Any] = {"type": "string", "minLength": STATEMENT_MIN_CHARS,
-                            "maxLength": chars}
-    if request and bounded:
-        said["pattern"] = one_sentence(chars)
-    if request and lines is not None and not bounded:
-        return _bytes({"anyOf": [_drawn(numbers, {**said, "pattern": _spoken(lines[first])})
-                                 for numbers, first in _firsts(ids, min(most, len(ids)))]})
-    if request and not bounded:
-        said["pattern"] = SPOKEN_PATTERN
-    an_id: dict[str, Any] = {"type": "integer", "enum": ids} if request else {"type": "integer"}
-    return _bytes(_drawn({"type": "array", "items": an_id, "minItems": 1,
-                          "maxItems": min(most, len(ids))}, said))
+    its line; a `bounded` request the `enum` and the bounds alone, one sentence and no tie),
+    or the check of the same shape (`request=False`)."""
+    return said_schema(shown, chars, most, UTTERANCE, request=request, lines=lines,
+                       bounded=bounded)
 
 
-SPOKEN_PATTERN = f"^{SPOKEN_OPENING}( {_WORD}){{2,9}}[.!?]?$"
+SPOKEN_PATTERN = f"^{SPOKEN_OPENING}( {WORD}){{2,9}}[.!?]?$"
 
 
 def _spoken(line: str) -> str:
     """The words of an utterance drawn first from `line`: opened as said to someone, naming
     one of the line's words (`line_words`)."""
     named = line_words([line])
-    return _naming(named, 3, 5, "[.!?]?", first=SPOKEN_OPENING) if named else SPOKEN_PATTERN
+    return naming(named, 3, 5, "[.!?]?", first=SPOKEN_OPENING) if named else SPOKEN_PATTERN
 
 
-def _firsts(ids: list[int], most: int):
-    """Each (numbers, first id) branch of a tied request: a first id, then 0 to most-1 others."""
-    for first in ids:
-        others = {"type": "integer", "enum": [i for i in ids if i != first]}
-        for n in range(1, most + 1):
-            yield ({"type": "array", "prefixItems": [{"const": first}] + [others] * (n - 1),
-                    "items": False}, first)
+UTTERANCE = Said("an utterance", "an utterance", _spoken, SPOKEN_PATTERN)
+"""An utterance, as `said_schema` bounds it."""

@@ -66,6 +66,16 @@ def test_what_each_committed_recording_said_reads_as_the_table_docs_minds_gives(
     assert (r.interviews is not None) == (READER[name][1] is not None)
 
 
+@pytest.mark.words
+@pytest.mark.parametrize("name", [n for n in sorted(READER) if not n.startswith("bench/")])
+def test_every_villager_a_grounded_recordings_kept_words_name_is_grounded_as_the_seam_read_them(
+        name):
+    # every committed scenario is recorded under a grounded seam, and the reader reads each
+    # text beside the lines the seam judged it against (a folded row's as its prompt showed it)
+    for what, t in rm.minds(name).reader.of:
+        assert t.grounded == t.named, (what, t.grounded, t.named)
+
+
 def test_the_purposes_and_the_villagers_of_a_run_each_sum_to_the_whole():
     m = rm.minds("week-of-three")
     for parts in ([t for _, t in m.purposes], [t for _, _, t in m.villagers]):

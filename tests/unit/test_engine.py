@@ -90,7 +90,7 @@ def test_who_is_due_follows_settings_changed_mid_run_as_a_fork_changes_them():
     en = engine.Engine(sc, make("replay", replay_from=sc.exemplars))
     every = en.settings.every
     assert en.due(100) == []  # nobody due at tick 100: the ticks up to the next due are known
-    first = min(p.founded for p in en._reflecting)
+    first = min(p.founded for p in en.cast.reflecting)
     soon = first + 299  # due under every=300, not under the scenario's own cadence
     assert every != 300 and soon > 100 and en.due(soon) == []
     en.settings = dataclasses.replace(en.settings, every=300)

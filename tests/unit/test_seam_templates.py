@@ -130,9 +130,9 @@ def test_neither_template_states_a_seam_rule(name):
     assert said == [], f"{name} states a seam rule in the words {said}"
 
 
-def test_the_statement_asks_for_the_numbers_first_and_a_sentence_true_to_those_lines():
+def test_the_statement_asks_for_the_numbers_first_and_a_sentence_that_says_only_what_those_lines_say():
     text = template_file(STATEMENT).text
-    assert "numbers of the lines" in text and "true to those lines" in text
+    assert "numbers of the lines" in text and "says only what those lines say" in text
     assert text.index("{{ question }}") < text.index("{% for m in memories"), \
         "the question comes before the lines, after who is asking"
 
