@@ -118,27 +118,40 @@ def test_chain_under_a_cap_at_the_models_deepest_thought_never_cuts_it():
     assert "replayed here under cap 1" in res.output
     assert ("the cap never cut the chain: the model's deepest thought in this recording stands "
             "at depth 1, within the cap of 1") in res.output
-    assert "5 steps replayed, 6 thoughts written, 0 refused for depth" in res.output
+    assert "5 steps replayed, 7 thoughts written, 0 refused for depth" in res.output
+
+
+def test_a_recording_made_under_cap_2_whose_thoughts_cite_no_thought_is_never_cut_by_cap_1():
+    # week-of-three, recorded with the cap at 2: since its statements are asked for one
+    # sentence that says only what its lines say, none cites a thought of its own
+    res = invoke("reflect", "chain", "week-of-three", "--cap", "1")
+    assert res.exit_code == 0, res.output
+    assert "replayed here under cap 1" in res.output and "stands at depth 1" in res.output
+    assert "7 steps replayed, 25 thoughts written, 0 refused for depth" in res.output
 
 
 def test_a_replay_stopped_by_the_cap_says_it_stopped_at_the_cut_naming_the_thought_and_counts_depth_refusals_only_in_rounds_replayed():
-    # week-of-three, recorded with the cap at 2, holds Halla's thought at depth 2 at tick 5999:
-    # cap 1 refuses it there, and that round is the one the replay stops in
-    res = invoke("reflect", "chain", "week-of-three", "--cap", "1")
-    assert res.exit_code == 0, res.output
-    assert "the replay stopped at tick 5999, where the cap cut the chain" in res.output
-    assert "the recording, made with the cap at 2, let stand what cap 1 refuses" in res.output
-    assert "Halla's statement 2" in res.output and "(citing 161, 233)" in res.output
-    assert "a thought of depth 2, over the cap of 1" in res.output
+    # No committed recording holds a thought of depth 2 now, so the ending is rendered from
+    # the chain a replay stopped at the cut would give (report.chain's own test holds when)
+    from kernel.cli.reflect_cmd import _chain_end
+    from kernel.report.views import Chain, Cut
+    cut = Cut(5999, "Halla", 2, 2, 1, "I was near Ander this evening.", (161, 233))
+    ch = Chain(recorded_cap=2, cap=1, steps=(), rounds=2, thoughts=6, refused_depth=0,
+               stopped_at=5999, stopped="the prompt differs", left=3, deepest=2, cuts=(cut,))
+    out = "\n".join(_chain_end(ch, 1))
+    assert "the replay stopped at tick 5999, where the cap cut the chain" in out
+    assert "the recording, made with the cap at 2, let stand what cap 1 refuses" in out
+    assert "Halla's statement 2" in out and "(citing 161, 233)" in out
+    assert "a thought of depth 2, over the cap of 1" in out
     assert ("2 steps replayed whole before the stop, 6 thoughts written, 0 refused for depth "
             "in them; the cut (1 statement refused for depth) is in the round the replay "
-            "stopped in, not among them") in res.output
+            "stopped in, not among them") in out
 
 
 def test_a_replay_the_cap_never_cuts_counts_its_rounds_as_before():
     res = invoke("reflect", "chain", "--cap", "0")
     assert res.exit_code == 0, res.output
-    assert "5 steps replayed, 6 thoughts written, 0 refused for depth" in res.output
+    assert "5 steps replayed, 7 thoughts written, 0 refused for depth" in res.output
     assert "cut the chain" not in res.output and "stopped" not in res.output
 
 

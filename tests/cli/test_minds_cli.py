@@ -20,10 +20,10 @@ def test_the_minds_of_a_scenario_are_its_figures_per_purpose_and_villager_and_it
     assert r.exit_code == 0, r.output
     out = r.output
     assert out.startswith("day-of-three: 12 answers (3 questions, 6 statements, 3 night plans) "
-                          "and 6 thoughts; vectors: the recording's")
+                          "and 5 thoughts; vectors: the recording's")
     for line in ("answers that degenerate                          0 of 12     0%",
                  "questions parroting the template                  0 of 6     0%",
-                 "statements that became thoughts or recurrences    6 of 6   100%"):
+                 "statements that became thoughts or recurrences    5 of 6    83%"):
         assert line in out
     assert "  per purpose" in out and "  per villager" in out
     assert "the worst answers" not in out     # none degenerated
@@ -45,9 +45,9 @@ def test_the_minds_of_several_runs_end_in_one_line_a_run():
     r = _minds("day-of-three", "five-days-of-halla")
     assert r.exit_code == 0, r.output
     table = r.output.split("\nrun ", 1)[1].splitlines()
-    assert table[2].split()[:16] == ["day-of-three", "0%", "0%", "0", "of", "3", "100%", "3",
-                                     "of", "3", "14", "0.64", "0", "of", "6", "0.47"]
-    assert table[3].split()[:3] == ["five-days-of-halla", "0%", "0%"]
+    assert table[2].split()[:16] == ["day-of-three", "0%", "0%", "0", "of", "3", "83%", "3",
+                                     "of", "3", "12", "0.75", "1", "of", "5", "0.20"]
+    assert table[3].split()[:3] == ["five-days-of-halla", "0%", "10%"]
 
 
 def test_the_minds_of_a_log_are_its_scenarios(tmp_path):
@@ -102,8 +102,8 @@ def test_the_minds_of_a_scenario_are_read_as_a_reader_reads_what_its_villagers_s
     assert "  as a reader reads it (real words by /usr/share/dict/american-english (Debian's " \
         "wamerican, " in out
     row = next(x for x in out.splitlines() if x.startswith("  thoughts "))
-    assert row.split() == ["thoughts", "6", "120", "of", "120,", "100%", "6", "of", "6,", "100%",
-                           "0", "of", "6,", "0%", "0", "6", "of", "6,", "100%"]
+    assert row.split() == ["thoughts", "5", "57", "of", "57,", "100%", "5", "of", "5,", "100%",
+                           "1", "of", "5,", "20%", "0", "4", "of", "4,", "100%"]
     assert "words run together:" not in out          # none ran together
     assert "  as a reader reads it, per villager (every kind said)" in out
     table = _minds("day-of-three", "five-days-of-halla").output.split("\nrun ", 1)[1]
@@ -118,7 +118,7 @@ def test_the_minds_of_a_scenario_with_interviews_read_its_answers_and_how_many_d
     rows = {x.split()[0]: x.split() for x in out.split("distinct interview answers\n", 1)[1]
             .splitlines()[1:4]}
     assert [rows[n][-4:] for n in ("Halla", "Ander", "Mose")] == [
-        ["5", "of", "6,", "83%"], ["5", "of", "5,", "100%"], ["6", "of", "7,", "86%"]]
+        ["4", "of", "7,", "57%"], ["5", "of", "8,", "62%"], ["3", "of", "10,", "30%"]]
 
 
 def test_the_minds_in_json_are_one_object_holding_every_figure_old_and_new():
@@ -127,17 +127,17 @@ def test_the_minds_in_json_are_one_object_holding_every_figure_old_and_new():
     doc = json.loads(r.output)
     assert [m["run"] for m in doc["runs"]] == ["day-of-three", "five-days-of-halla"]
     m = doc["runs"][0]
-    assert (m["all"]["answers"], m["all"]["degenerate"], m["all"]["kept"]) == (12, 0, 6)
-    assert round(m["all"]["grounding"], 2) == 0.64
-    assert m["all"]["refusals"] == {"claimed": 2, "living": 1}
+    assert (m["all"]["answers"], m["all"]["degenerate"], m["all"]["kept"]) == (12, 0, 5)
+    assert round(m["all"]["grounding"], 2) == 0.75
+    assert m["all"]["refusals"] == {"claimed": 2, "living": 1, "stronger": 1, "ungrounded": 1}
     assert set(m["purposes"]) == {"questions", "statement", "night"}
     assert [v["name"] for v in m["villagers"]] == ["Halla", "Ander", "Mose"]
     assert m["worst"] == []
     if m["reader"] is not None:                 # the word list is installed
         said = m["reader"]["said"]["thought"]
-        assert (said["texts"], said["words"], said["real"]) == (6, 120, 120)
+        assert (said["texts"], said["words"], said["real"]) == (5, 57, 57)
         assert said["run_together_words"] == {}
-        assert len(m["reader"]["readings"]) == 6
+        assert len(m["reader"]["readings"]) == 5
 
 
 def test_the_minds_without_the_word_list_say_so_in_one_line_and_print_the_rest(monkeypatch,

@@ -21,9 +21,9 @@ def test_a_run_prints_one_line_a_night_and_the_lines_add_up_to_the_recorded_week
               if (m := NIGHT.match(line))]
     assert [n[0] for n in nights] == [1999, 3999, 5999, 7999, 9999, 11999, 13999]
     totals = [sum(n[i] for n in nights) for i in range(1, 9)]
-    # the recorded week: 21 plans (one a villager-night), none refused whole, 28 groups
-    # accepted, 23 refused, 62 rows absorbed, 238 forgotten, 20 re-felt, 17 recurrences
-    assert totals == [21, 0, 28, 23, 62, 238, 20, 17]
+    # the recorded week: 21 plans (one a villager-night), none refused whole, 32 groups
+    # accepted, 21 refused, 70 rows absorbed, 235 forgotten, 44 re-felt, 12 recurrences
+    assert totals == [21, 0, 32, 21, 70, 235, 44, 12]
     # and after each night's consolidation, its basins and its plans, one line each
     out = r.output.splitlines()
     for now in (1999, 13999):

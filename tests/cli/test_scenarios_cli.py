@@ -24,11 +24,11 @@ def test_the_table_is_counted_off_day_of_threes_replay():
     res = CliRunner().invoke(main, ["scenarios", "--markdown", "day-of-three", "village-day"])
     assert res.exit_code == 0, res.output
     # day-of-three as recorded: 12 generate and 2 embed calls; 3 questions calls, none refused;
-    # 6 statements, all 6 accepted; 6 thoughts; 3 night plans, 6 groups accepted and 3 refused;
-    # 17 rows re-felt
+    # 6 statements, 5 accepted and 1 refused; 5 thoughts; 3 night plans, 5 groups accepted and
+    # 4 refused; 14 rows re-felt
     assert _row(res.output, "day-of-three") == [
-        "day-of-three", "3", "2,000", "1", "3", "12 / 2", "3 (0)", "6 / 0", "6 (0)", "3 (0)",
-        "6 / 3", "17", "0", "06501efa98ab"]
+        "day-of-three", "3", "2,000", "1", "3", "12 / 2", "3 (0)", "5 / 1", "5 (0)", "3 (0)",
+        "5 / 4", "14", "0", "dca2cde6bf5a"]
     assert _row(res.output, "village-day")[4:6] == ["0", "-"]
     assert "| day-of-three | night group | claimed | 2 |" in res.output
 

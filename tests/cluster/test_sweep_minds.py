@@ -33,7 +33,7 @@ def test_a_runs_minds_are_columns_of_the_sweep_table_and_the_scenarios_own_measu
     assert row["status"] == "ok", row["reason"]
     want = rm.figures(rm.minds("day-of-three"))
     assert {k: row[k] for k in rm.MINDS} == want
-    assert (want["answers"], want["answers_degenerate"], want["statements_kept"]) == (12, 0, 6)
+    assert (want["answers"], want["answers_degenerate"], want["statements_kept"]) == (12, 0, 5)
 
     table.build(tmp_path, [row, {**plan.key, "run": "failed", "status": "failed", "reason": "x"}])
     with duckdb.connect(str(tmp_path / table.TABLE), read_only=True) as con:

@@ -67,12 +67,11 @@ def test_a_replay_stopped_at_the_cut_only_when_it_stopped_in_the_cut_round():
     assert not _chain(None, cut).stopped_at_the_cut
 
 
-def test_the_week_under_cap_1_stops_at_the_depth_2_thought_with_no_depth_refusal_replayed():
+def test_the_week_recorded_under_cap_2_whose_thoughts_cite_no_thought_runs_every_round_under_cap_1():
     ch = report.chain(msc.load("week-of-three"), 1)
-    assert ch.stopped_at == 5999 and ch.stopped_at_the_cut
-    assert [(c.tick, c.name, c.depth, c.cap, c.cites) for c in ch.cuts] == [
-        (5999, "Halla", 2, 1, (161, 233))]
-    assert ch.rounds == 2 and ch.refused_depth == 0
+    assert ch.recorded_cap == 2 and ch.deepest == 1
+    assert ch.stopped_at is None and not ch.stopped_at_the_cut and ch.cuts == ()
+    assert ch.rounds == 7 and ch.thoughts == 25 and ch.refused_depth == 0
 
 
 def test_halla_whose_every_thought_is_of_depth_1_runs_every_round_under_cap_1_cut_nowhere():
