@@ -140,7 +140,7 @@ def test_folding_a_tempered_log_again_gives_the_felt_state_the_live_run_held(tmp
     mem = engine.MemoryProjection(sc.rules)
     felt = felt_of(sc).follow(mem)
     engine.fold(tmp_path / "live.log", [mem, felt])
-    assert felt.snapshot() == held["engine"].felt.snapshot()
+    assert felt.snapshot() == held["engine"].books.felt.snapshot()
 
 
 def test_a_neutral_temperament_gives_the_same_events_and_felt_state_as_none(tmp_path):
