@@ -33,7 +33,7 @@ from pathlib import Path
 
 from kernel import config
 from kernel import events as ev
-from kernel.engine.phases import TickState
+from kernel.engine.feature import TickState
 from kernel.engine.run import (
     DEFAULTS,
     Engine,
@@ -43,11 +43,11 @@ from kernel.engine.run import (
     drive,
     writing,
 )
-from kernel.engine.scenario import Scenario, is_fork, weighed
+from kernel.engine.scenario import Forked, Scenario, is_fork, weighed
 from kernel.errors import ConfigError, ForkError
 from kernel.log import FORMAT, Header, LogWriter, encode, read_header, verify
 from kernel.log.frame import ZERO, frame_bytes, scan_raw
-from kernel.mind.settings import NightSettings, Settings
+from kernel.mind.settings import Settings
 from kernel.oracle.base import Oracle
 from kernel.world import config as wconfig
 
@@ -90,13 +90,12 @@ def world_file(sc: Scenario) -> Path:
 
 def fork_settings(parent: Scenario, thought: str | os.PathLike) -> Settings:
     """The parent's settings with its thought config replaced by the file at `thought`."""
-    return fork_thought(parent, thought)[0]
+    return fork_thought(parent, thought)
 
 
-def fork_thought(parent: Scenario, thought: str | os.PathLike
-                 ) -> tuple[Settings, NightSettings | None]:
-    """The parent's settings with its thought config replaced by the file at `thought`, and
-    that file's night block: the two parts of a thought file a run reads, and its digest names."""
+def fork_thought(parent: Scenario, thought: str | os.PathLike) -> Settings:
+    """The parent's settings with its thought config replaced by the file at `thought` (its
+    night block with the rest: all of a thought file a run reads, and its digest names)."""
     from kernel.mind import settings as msettings
 
     if parent.settings is None:
@@ -104,10 +103,9 @@ def fork_thought(parent: Scenario, thought: str | os.PathLike
                         f"{parent.name}'s run")
     t = config.load(thought, schema="thought")
     # every config the parent's settings were made of, by what it is, with the thought one replaced
-    return (msettings.of(thought=t,
-                         **{k: _config(parent, k) for k in ("models", "importance", "embedder")},
-                         templates=parent.templates),
-            msettings.night_of(t))
+    return msettings.of(thought=t,
+                        **{k: _config(parent, k) for k in ("models", "importance", "embedder")},
+                        templates=parent.templates)
 
 
 def overrides(parent: Scenario, child: Scenario) -> tuple[tuple[str, str], ...]:
@@ -177,7 +175,7 @@ def run_fork(source: ForkedFrom, child: Scenario, at: int, out: str | os.PathLik
     parent, prefix_oracle, parent_log = source.scenario, source.oracle, source.log
     n = child.ticks if options.ticks is None else options.ticks
     _check(parent, child, at, n)
-    en = Engine(parent, prefix_oracle, projections=options.projections, phases=options.phases)
+    en = Engine(parent, prefix_oracle, projections=options.projections, features=options.phases)
     if child.reflecting:
         en.preflight(oracle)     # the fork's models are there before anything is written
     report = ForkReport(scenario=child.name, path=Path(out), fork_at=at,
@@ -377,14 +375,13 @@ def plan(parent_log: str | os.PathLike, at: int, *, thought: str | os.PathLike |
     if end < at:
         raise ForkError(f"a fork runs to a tick at or after the one it forks at: --at {at}, "
                         f"--ticks {end}")
-    child = replace(parent, ticks=end, parent=parent.name, fork_at=at)
+    child = replace(parent, ticks=end, forked=Forked(parent.name, at))
     if world is not None:
         child = replace(child, world=fork_world(parent, world))
     if thought is not None:
         # the header names the thought file's digest, so the fork runs all that file says:
         # its reflection and retrieval, and its night block (or no nights, without one)
-        settings, night = fork_thought(parent, thought)
-        child = replace(child, settings=settings, night=night)
+        child = replace(child, settings=fork_thought(parent, thought))
     weighed(child)    # a fork's thought or world may give rows its importance table cannot weigh
     rec = Path(parent_recording) if parent_recording is not None else None
     if rec is None and parent.exemplars is not None and parent.head_sha256 == s.head_hex:

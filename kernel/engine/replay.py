@@ -21,8 +21,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kernel.engine.feature import Feature, Phase
+from kernel.engine.features import FEATURES
 from kernel.engine.felt import FeltProjection
-from kernel.engine.phases import PHASES, Phase
 from kernel.engine.projection import Folded, MemoryProjection, Projection, fold
 from kernel.engine.run import RunReport
 from kernel.engine.scenario import Scenario
@@ -85,7 +86,7 @@ def recorded_oracle(sc: Scenario):
 
 def replay(sc: Scenario, *, projections: Sequence[Projection] = (),
            settings: Settings | None = None, oracle=_RECORDING,
-           phases: Sequence[tuple[str, Phase]] = PHASES,
+           phases: Sequence[Feature | tuple[str, Phase]] = FEATURES,
            on_round: Callable[[Round], None] | None = None,
            progress: Callable[[int], None] | None = None,
            out: str | os.PathLike | None = None) -> Replay:
@@ -93,7 +94,7 @@ def replay(sc: Scenario, *, projections: Sequence[Projection] = (),
 
     `oracle` answers every model call (default: `recorded_oracle(sc)`); `settings`
     replaces the scenario's thought settings (a depth cap, say); `phases` the tick's
-    phases. An error in a tick ends the run quietly and is kept in the report
+    features. An error in a tick ends the run quietly and is kept in the report
     (`report.stopped`): the projections hold every tick before it. The log is written
     to `out` (which must not exist yet), or to a temporary file removed at the end.
     """

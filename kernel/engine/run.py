@@ -1,7 +1,8 @@
 """The engine's tick loop: one driver that runs a scenario tick by tick through ordered phases.
 
-Each tick runs the phases of kernel.engine.phases in order (world step, given rows, talk,
-perceive, reflect, night, basins, plan), each returning the events it adds. The driver
+Each tick runs the phase of each feature of kernel.engine.features in order (world step, given
+rows, talk, perceive, reflect, night, basins, plan) where the run's settings turn it on, each
+returning the events it adds; the engine keeps the books each feature asks for. The driver
 appends the tick's events as one frame, then applies the frame to every projection, so the
 state a later tick reads is the log's fold and nothing else. A world run is the same driver
 with nobody due in the reflect phase.
@@ -30,20 +31,17 @@ from kernel import laws
 from kernel.calendar import DAY
 from kernel.engine.books import Books
 from kernel.engine.cast import Cast
+from kernel.engine.feature import Feature, Phase, TickState
+from kernel.engine.features import FEATURES
 from kernel.engine.felt import felt_of
-from kernel.engine.phases import PHASES, Phase, TickState
 from kernel.engine.projection import MemoryProjection, Projection, VectorsProjection
 from kernel.engine.scenario import Scenario
 from kernel.engine.view import TickView
 from kernel.errors import VillageError
 from kernel.log import LogWriter
-from kernel.mind.basins import BasinBook, BasinsNight
-from kernel.mind.bonds import BondBook
-from kernel.mind.intend import IntentBook, Plans
-from kernel.mind.night import Night, night_of
+from kernel.mind.night import night_of
 from kernel.mind.reflect import Due, Round
 from kernel.mind.settings import NightSettings, Settings
-from kernel.mind.talk import Talk, TalkBook
 from kernel.world.step import World, initial
 
 
@@ -52,7 +50,7 @@ class Engine:
 
     def __init__(self, sc: Scenario, oracle=None, *, settings: Settings | None = None,
                  projections: Sequence[Projection] = (),
-                 phases: Sequence[tuple[str, Phase]] = PHASES):
+                 features: Sequence[Feature | tuple[str, Phase]] = FEATURES):
         self.scenario = sc
         self.settings = settings or sc.settings
         if self.settings is not None:     # the prompts tell rows' times where the world is in words
@@ -65,12 +63,12 @@ class Engine:
         self.memory = MemoryProjection(sc.rules)
         self.vectors = VectorsProjection().follow(self.memory)
         self.projections: list[Projection] = [self.memory, self.vectors]
-        # felt memory where the importance table has its valences; nights where the
-        # thought settings have a night block, and then only for villagers who reflect
-        self.books = Books(felt=felt_of(sc), intents=IntentBook())
-        if self.books.felt is not None:
-            self.books.felt.follow(self.memory)
-            self.projections.append(self.books.felt)
+        # felt memory where the importance table has its valences
+        felt = felt_of(sc)
+        self.books = Books(felt)
+        if felt is not None:
+            felt.follow(self.memory)
+            self.projections.append(felt)
         self.projections.extend(projections)
         # An extra projection that needs the rows (and felt state) the engine folds anyway (a
         # projection.Follower) takes the engine's own, applied before it, rather than folding
@@ -78,48 +76,26 @@ class Engine:
         for p in projections:
             follow = getattr(p, "follow_engine", None)
             if follow is not None:
-                follow(self.memory, self.books.felt)
-        # basins where the thought settings have an attractor block, plans where a plan block
-        self.projections.append(self.books.intents)
-        self._minds_of(sc, self.settings)
+                follow(self.memory, felt)
+        self.features = tuple(Feature.of(f) for f in features)
+        self.cast = Cast.of(sc)
+        self.books.keep(self.features, sc, self.settings, self.memory, self.projections)
+        # nights where the thought settings have a night block, and then only for villagers who reflect
         self.night: NightSettings | None = night_of(sc)
-        if self.night is not None and self.books.felt is None:
+        if self.night is not None and felt is None:
             raise VillageError(f"scenario {sc.name} has a night block, and a night needs the "
                                f"importance table's valence table, which it does not have")
         self._quiet = (0, 0, 0)  # ticks [from, until) at which nobody is due, and the `every`
         #                          they were worked out with
-        self.phases = tuple(phases)
-
-    def _minds_of(self, sc: Scenario, settings: Settings | None) -> None:
-        """Who the villagers are (`cast`), and the basins book where `settings` have an
-        attractor block and the talk and bond books where a talk block (each kept as it is
-        where a fork's settings keep it)."""
-        self.cast = Cast.of(sc)
-        if settings is not None and settings.attractor is not None:
-            if self.books.basins is None:
-                self.books.basins = BasinBook()
-                self.projections.append(self.books.basins)
-        elif self.books.basins is not None:
-            self.projections.remove(self.books.basins)
-            self.books.basins = None
-        if settings is not None and settings.talk is not None:
-            if self.books.talks is None:
-                self.books.talks = TalkBook(sc.world.calendar)
-                self.projections.append(self.books.talks)
-            if self.books.bonds is None and sc.valences is not None:
-                self.books.bonds = BondBook(sc.valences, sc.world.ticks_per_day).follow(self.memory)
-                self.projections.append(self.books.bonds)
-        elif self.books.talks is not None:
-            self.projections.remove(self.books.talks)
-            self.books.talks = None
 
     def intentions(self, tick: int):
         """The intentions the world carries out at `tick`: its day's, where the settings have
         a plan block that carries plans out; else None (the world as it always was)."""
         st = self.settings
-        if st is None or st.plan is None or not st.plan.carry_out or not self.books.intents.days:
+        intents = self.books.get("intents")
+        if st is None or st.plan is None or not st.plan.carry_out or intents is None or not intents.days:
             return None
-        return self.books.intents.of_day(self.scenario.world.calendar.day_of(tick)) or None
+        return intents.of_day(self.scenario.world.calendar.day_of(tick)) or None
 
     def due(self, tick: int) -> list[Due]:
         """Who reflects at `tick`. Asked at every tick, and nobody is due at most of them:
@@ -161,23 +137,25 @@ class Engine:
         # a fork's thought file, read apart from its world, tells rows' times as the run's did
         self.settings = settings.worded(sc.world.in_words) if settings is not None else None
         self.night = night_of(sc)     # a fork's thought file may change or drop the night
-        self._minds_of(sc, settings)
+        self.cast = Cast.of(sc)
+        self.books.keep(self.features, sc, settings, self.memory, self.projections)
         self.oracle = oracle
 
     def tick(self, tick: int) -> tuple[tuple[ev.Event, ...], TickState]:
         """Run one tick's phases; the events to append, and what the phases handed on."""
         ts = TickState(tick, TickView(tick, self.memory))
         events: list[ev.Event] = []
-        for _, phase in self.phases:
-            events.extend(phase(self, ts, tuple(events)))
+        for f in self.features:
+            if f.on(self.settings):
+                events.extend(f.phase(self, ts, tuple(events)))
         return tuple(events), ts
 
     def apply(self, tick: int, events: Sequence[ev.Event], ts: TickState) -> None:
         """Fold an appended frame into every projection."""
-        if ts.talk is not None:
-            self.vectors.add(ts.talk.vectors)
-        if ts.round is not None:
-            self.vectors.add(ts.round.vectors)
+        for made in ts.made.values():     # the words said and thought this tick, embedded
+            vectors = getattr(made, "vectors", None)
+            if vectors is not None:
+                self.vectors.add(vectors)
         memory = self.memory
         memory.take(tick, ts.view.end(events))      # the tick's frame, perceived once
         for p in self.projections:
@@ -187,20 +165,44 @@ class Engine:
 
 @dataclass
 class RunReport:
+    """What a run did: its ticks, events and log, and what each feature's phase made, by the
+    feature's name, one entry a tick it made something (`made`: "reflect" the rounds, "night"
+    the nights, "basins" the basins' updates, "plan" the plans, "talk" the talk)."""
+
     scenario: str
     path: Path
     ticks: int = 0
     events: int = 0
-    rounds: list[Round] = field(default_factory=list)
-    nights: list[Night] = field(default_factory=list)
-    basins: list[BasinsNight] = field(default_factory=list)
-    plans: list[Plans] = field(default_factory=list)
-    talks: list[Talk] = field(default_factory=list)
+    made: dict[str, list] = field(default_factory=dict)
     ticks_per_day: int = DAY
     rows: dict[int, int] = field(default_factory=dict)   # villager -> rows at the end
     head_hex: str = ""
     bytes: int = 0
     stopped: BaseException | None = None                  # the error that stopped the run, if any
+
+    def of(self, feature: str) -> list:
+        """What the feature named `feature` made, a tick at a time (none: [])."""
+        return self.made.get(feature, [])
+
+    @property
+    def rounds(self) -> list[Round]:
+        return self.of("reflect")
+
+    @property
+    def nights(self) -> list:
+        return self.of("night")
+
+    @property
+    def basins(self) -> list:
+        return self.of("basins")
+
+    @property
+    def plans(self) -> list:
+        return self.of("plan")
+
+    @property
+    def talks(self) -> list:
+        return self.of("talk")
 
     @property
     def thoughts(self) -> int:
@@ -219,7 +221,8 @@ class RunOptions:
     `settings` replaces the scenario's thought settings (a fork's: from its tick on); `ticks`
     its length; `progress` is told of every tick appended and `on_round` of every round;
     with `keep_going` an error in a phase ends the run quietly and is kept in the report;
-    `projections` are folded alongside the engine's own; `phases` replaces the tick's phases;
+    `projections` are folded alongside the engine's own; `phases` replaces the tick's features
+    (kernel.engine.features; a bare phase is given as (name, function));
     `commit_every` is the log writer's.
     """
 
@@ -229,7 +232,7 @@ class RunOptions:
     on_round: Callable[[Round], None] | None = None
     keep_going: bool = False
     projections: tuple[Projection, ...] = ()
-    phases: tuple[tuple[str, Phase], ...] = PHASES
+    phases: tuple[Feature | tuple[str, Phase], ...] = FEATURES
     commit_every: int = 0
 
     def __post_init__(self) -> None:
@@ -239,7 +242,7 @@ class RunOptions:
     def engine(self, sc: Scenario, oracle) -> Engine:
         """The engine that runs `sc` under these options, with `oracle` answering."""
         return Engine(sc, oracle, settings=self.settings, projections=self.projections,
-                      phases=self.phases)
+                      features=self.phases)
 
 
 DEFAULTS = RunOptions()
@@ -251,18 +254,11 @@ def account(report: RunReport, events: Sequence[ev.Event], ts: TickState,
     """Count one appended tick into the report: its events, its round and its night."""
     report.ticks += 1
     report.events += len(events)
-    if ts.round is not None:
-        report.rounds.append(ts.round)
-        if options.on_round is not None:
-            options.on_round(ts.round)
-    if ts.night is not None:
-        report.nights.append(ts.night)
-    if ts.basins is not None:
-        report.basins.append(ts.basins)
-    if ts.plans is not None:
-        report.plans.append(ts.plans)
-    if ts.talk is not None:
-        report.talks.append(ts.talk)
+    for name, made in ts.made.items():
+        report.made.setdefault(name, []).append(made)
+    rnd = ts.made.get("reflect")
+    if rnd is not None and options.on_round is not None:
+        options.on_round(rnd)
     if options.progress is not None:
         options.progress(1)
 

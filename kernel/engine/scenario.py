@@ -35,29 +35,108 @@ from kernel.world import config as wconfig
 
 
 @dataclass(frozen=True)
+class Table:
+    """A scenario's importance table as read: its rules, its file's digest, and its valence
+    table (None: no felt memory)."""
+
+    rules: Importance
+    digest: str
+    valences: lf.Valences | None
+
+
+@dataclass(frozen=True)
+class Recording:
+    """What a scenario's committed run is: the head hash of its log (None: none committed),
+    the exemplars it replays from (None: no recording), and what recorded them."""
+
+    head_sha256: str | None
+    exemplars: Path | None
+    recorded_with: config.Frozen
+
+
+@dataclass(frozen=True)
+class Forked:
+    """A fork's scenario: the scenario whose first `at` ticks it shares (`parent`)."""
+
+    parent: str
+    at: int
+
+
+@dataclass(frozen=True)
+class Read:
+    """What was read to resolve a scenario: every file its run reads, by what it is (`files`);
+    scenario.json's raw value; every config read, loaded and checked, by what it is (what a
+    fork's parent, a fork's settings or a backend read from here instead of from the file)."""
+
+    files: tuple[tuple[str, Path], ...]
+    raw: dict = field(repr=False, compare=False, default_factory=dict)
+    configs: tuple[tuple[str, config.Config], ...] = field(repr=False, compare=False, default=())
+
+
+@dataclass(frozen=True)
 class Scenario:
     name: str
     folder: Path | None
     description: str
     ticks: int
-    head_sha256: str | None
     world: wconfig.WorldConfig
-    rules: Importance
-    rules_digest: str
-    valences: lf.Valences | None             # the importance table's valence table; None: no felt memory
+    table: Table                             # the importance table
     settings: msettings.Settings | None      # None: nobody reflects, so no thought settings are read
-    night: msettings.NightSettings | None    # the thought file's night block; None: no nights
     models: config.Config | None
-    exemplars: Path | None
-    recorded_with: config.Frozen
+    recording: Recording
     reflecting: tuple[str, ...]
-    files: tuple[tuple[str, Path], ...]      # every file the run reads, by what it is
-    parent: str | None = None                # a fork: the scenario whose first fork_at ticks it shares
-    fork_at: int | None = None
-    raw: dict = field(repr=False, compare=False, default_factory=dict)
-    # every config read to resolve it, loaded and checked, by what it is: what a fork's parent,
-    # a fork's settings or a backend read from here instead of from the file again
-    configs: tuple[tuple[str, config.Config], ...] = field(repr=False, compare=False, default=())
+    read: Read
+    forked: Forked | None = None             # a fork: its parent and the tick it forks at
+
+    @property
+    def rules(self) -> Importance:
+        return self.table.rules
+
+    @property
+    def rules_digest(self) -> str:
+        return self.table.digest
+
+    @property
+    def valences(self) -> lf.Valences | None:
+        """The importance table's valence table; None: no felt memory."""
+        return self.table.valences
+
+    @property
+    def night(self) -> msettings.NightSettings | None:
+        """The thought file's night block; None: no nights."""
+        return None if self.settings is None else self.settings.night
+
+    @property
+    def head_sha256(self) -> str | None:
+        return self.recording.head_sha256
+
+    @property
+    def exemplars(self) -> Path | None:
+        return self.recording.exemplars
+
+    @property
+    def recorded_with(self) -> config.Frozen:
+        return self.recording.recorded_with
+
+    @property
+    def parent(self) -> str | None:
+        return None if self.forked is None else self.forked.parent
+
+    @property
+    def fork_at(self) -> int | None:
+        return None if self.forked is None else self.forked.at
+
+    @property
+    def files(self) -> tuple[tuple[str, Path], ...]:
+        return self.read.files
+
+    @property
+    def raw(self) -> dict:
+        return self.read.raw
+
+    @property
+    def configs(self) -> tuple[tuple[str, config.Config], ...]:
+        return self.read.configs
 
     @property
     def templates(self) -> tuple[TemplateFile, ...]:
@@ -205,24 +284,23 @@ def load(name_or_path: str | os.PathLike, *,
     ipath = own("importance", "importance")
     imp = read(ipath, "importance")
     configs = [("scenario", sc), ("world", wc), ("importance", imp)]
-    settings = night = None
+    settings = None
     if reflecting:
         paths = {"thought": own("thought", "thought"), "models": own("models", "models"),
                  "embedder": config.config_file("embedder.json")}
         got = {k: read(p, k) for k, p in paths.items()}
         settings = msettings.of(**got, importance=imp, templates=read.templates(v.get("templates"))
                                 ).worded(world.in_words)
-        night = msettings.night_of(got["thought"])
         configs += got.items()
     ex = v.get("exemplars")
     return weighed(Scenario(
         name=v["name"], folder=folder, description=v["description"], ticks=v["ticks"],
-        head_sha256=v["head_sha256"], world=world, rules=Importance.from_value(imp.value),
-        rules_digest=imp.digest, valences=valences(imp), settings=settings, night=night,
-        models=dict(configs).get("models"), exemplars=(home / ex) if ex else None,
-        recorded_with=config.freeze(v.get("recorded_with", {})), reflecting=reflecting,
-        files=tuple((k, c.path) for k, c in configs if k != "scenario"),
-        parent=v.get("parent"), fork_at=v.get("fork_at"), raw=v, configs=tuple(configs),
+        world=world, table=table_of(imp), settings=settings, models=dict(configs).get("models"),
+        recording=Recording(v["head_sha256"], (home / ex) if ex else None,
+                            config.freeze(v.get("recorded_with", {}))),
+        reflecting=reflecting,
+        read=Read(tuple((k, c.path) for k, c in configs if k != "scenario"), v, tuple(configs)),
+        forked=Forked(v["parent"], v["fork_at"]) if "parent" in v else None,
     ))
 
 
@@ -262,6 +340,11 @@ def weighs(name: str, path: str, table: Mapping[str, Any], world: wconfig.WorldC
                               f"(valence.{kind}.{event}.{role})")
 
 
+def table_of(importance: config.Config) -> Table:
+    """The importance table of a loaded importance config."""
+    return Table(Importance.from_value(importance.value), importance.digest, valences(importance))
+
+
 def valences(importance: config.Config) -> lf.Valences | None:
     """The valence table of a loaded importance config, or None where it has none."""
     v = config.thaw(importance.value).get("valence")
@@ -288,11 +371,10 @@ def of_world(world: str | os.PathLike | wconfig.WorldConfig = "world", *, ticks:
     imp = config.load(importance, schema="importance")
     n = world.ticks_per_day if ticks is None else ticks
     return Scenario(
-        name="world", folder=None, description="a world run", ticks=n, head_sha256=None,
-        world=world, rules=Importance.from_value(imp.value), rules_digest=imp.digest,
-        valences=valences(imp), settings=None, night=None, models=None, exemplars=None,
-        recorded_with=config.freeze({}), reflecting=(), files=(("importance", imp.path),),
-        configs=(*configs, ("importance", imp)),
+        name="world", folder=None, description="a world run", ticks=n, world=world,
+        table=table_of(imp), settings=None, models=None,
+        recording=Recording(None, None, config.freeze({})), reflecting=(),
+        read=Read((("importance", imp.path),), configs=(*configs, ("importance", imp))),
     )
 
 

@@ -31,7 +31,7 @@ def run(sc: Scenario, oracle, out: str | os.PathLike, **options: Any) -> RunRepo
     for any call): with `keep_going`, an error in a phase ends the run quietly (the
     log holds every tick before the failing one) and is kept in the report; without,
     it is raised. `projections` are folded alongside the engine's own; `phases`
-    replaces the tick's phases (PHASES, in order). See `RunOptions`.
+    replaces the tick's features (FEATURES, in order). See `RunOptions`.
     """
     return run_with(sc, oracle, out, RunOptions(**options))
 

@@ -96,6 +96,7 @@ class Settings:
     attractor: AttractorSettings | None = None   # the thought file's attractor block; None: no basins
     plan: PlanSettings | None = None             # its plan block; None: no plans for tomorrow
     talk: TalkSettings | None = None             # its talk block; None: nobody talks
+    night: NightSettings | None = None           # its night block; None: no nights
     requests: str = PATTERNED                    # what a request holds an answer to (REQUESTS)
     grounded: bool = False                       # whether the seam refuses an ungrounded answer
     company: bool = False                        # whether a prompt folds sightings (`shown`)
@@ -244,6 +245,7 @@ def of(*, thought: config.Config, models: config.Config, importance: config.Conf
         attractor=AttractorSettings(**raw["attractor"]) if "attractor" in raw else None,
         plan=PlanSettings(**raw["plan"]) if "plan" in raw else None,
         talk=TalkSettings(**raw["talk"]) if "talk" in raw else None,
+        night=night_of(t),
         requests=raw.get("requests", PATTERNED), grounded=bool(raw.get("grounded", False)),
         company=bool(raw.get("company", False)),
     )

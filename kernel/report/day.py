@@ -43,7 +43,7 @@ import numpy as np
 
 from kernel import events as ev
 from kernel.calendar import DAY
-from kernel.engine.phases import PHASES
+from kernel.engine.features import FEATURES
 from kernel.engine.projection import MemoryProjection
 from kernel.engine.replay import follow, recorded_oracle, replay
 from kernel.engine.scenario import Scenario, load_rules
@@ -257,7 +257,7 @@ def _talk_cuts(oracle, cuts: list):
     the talk's calls at their own tick (a tick with a round is cut by the round)."""
 
     def phase(en, ts, so_far):
-        if ts.talk is not None and ts.round is None and oracle is not None:
+        if "talk" in ts.made and "reflect" not in ts.made and oracle is not None:
             cuts.append((ts.tick, len(oracle.costs)))
         return ()
 
@@ -288,7 +288,7 @@ def _replayed(sc: Scenario, views: _Views, *, measure: bool = False) -> _Rerun:
     got = _Rerun()
     oracle = recorded_oracle(sc)
     every = max(1, sc.ticks // SNAPSHOTS)
-    phases = (*PHASES, ("report-food", _food_phase(every, sc.ticks - 1, got.food)),
+    phases = (*FEATURES, ("report-food", _food_phase(every, sc.ticks - 1, got.food)),
               ("report-talk", _talk_cuts(oracle, got.cuts)))
 
     def on_round(rnd: Round) -> None:

@@ -29,7 +29,7 @@ def with_recording(sc: Scenario, exemplars: str | os.PathLike) -> Scenario:
     path = Path(exemplars)
     if not path.is_file():
         raise VillageError(f"--exemplars names a recording, and {path} is not a file")
-    return replace(sc, exemplars=path)
+    return replace(sc, recording=replace(sc.recording, exemplars=path))
 
 
 def with_ticks(sc: Scenario, ticks: int) -> Scenario:

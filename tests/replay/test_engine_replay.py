@@ -76,6 +76,7 @@ def test_a_logs_followers_take_the_one_memory_its_fold_hands_them(tmp_path):
 
 def test_a_scenario_that_reflects_with_no_recording_has_no_replay(tmp_path):
     from dataclasses import replace
-    sc = replace(engine.load_scenario("day-of-three"), exemplars=None)
+    sc0 = engine.load_scenario("day-of-three")
+    sc = replace(sc0, recording=replace(sc0.recording, exemplars=None))
     with pytest.raises(VillageError, match="has no recording to replay"):
         recorded_oracle(sc)

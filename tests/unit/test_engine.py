@@ -72,7 +72,7 @@ def test_every_event_kind_says_whom_it_concerns_and_what_a_villager_perceives_of
 
 
 def test_the_phases_are_world_given_talk_perceive_reflect_night_basins_plan_in_that_order():
-    assert [name for name, _ in engine.PHASES] == ["world", "given", "talk", "perceive",
+    assert [f.name for f in engine.FEATURES] == ["world", "given", "talk", "perceive",
                                                    "reflect", "night", "basins", "plan"]
 
 
@@ -186,7 +186,7 @@ def test_an_error_in_any_phase_leaves_the_log_at_the_last_whole_tick(tmp_path):
 
     sc = engine.of_world("world", ticks=20)
     with pytest.raises(VillageError, match="tick 7"):
-        engine.run(sc, None, tmp_path / "r.log", phases=(*engine.PHASES, ("broken", broken)))
+        engine.run(sc, None, tmp_path / "r.log", phases=(*engine.FEATURES, ("broken", broken)))
     s = vlog.verify(tmp_path / "r.log")
     assert s.last_tick == 6 and not s.tail.torn
 

@@ -58,8 +58,8 @@ def test_the_basins_and_intentions_folded_from_the_log_are_the_runs_own(planned)
     engine.fold(path, [basins, intents])
     live = engine.Engine(sc, oracle)
     for t in read_ticks(path):
-        live.books.basins.apply(t.tick, t.events)
-    assert basins.states == live.books.basins.states and basins.readings == live.books.basins.readings
+        live.books["basins"].apply(t.tick, t.events)
+    assert basins.states == live.books["basins"].states and basins.readings == live.books["basins"].readings
     assert intents.of_day(1) and set(intents.of_day(1)) == {p.id for p in sc.world.people}
 
 

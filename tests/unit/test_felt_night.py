@@ -94,8 +94,8 @@ def test_folding_the_log_gives_the_felt_state_the_live_run_held(tmp_path):
         return ()
 
     engine.run(sc, ScriptedOracle([answer] * 10_000, dim=64), tmp_path / "live.log",
-               phases=(("grab", grab), *engine.PHASES))
-    live = held["engine"].books.felt.snapshot()
+               phases=(("grab", grab), *engine.FEATURES))
+    live = held["engine"].books["felt"].snapshot()
     folded = fold_felt(sc, tmp_path / "live.log")
     assert folded.snapshot() == live
     assert fold_felt(sc, tmp_path / "live.log").snapshot() == live

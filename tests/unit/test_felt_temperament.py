@@ -136,11 +136,11 @@ def test_folding_a_tempered_log_again_gives_the_felt_state_the_live_run_held(tmp
         return ()
 
     engine.run(sc, ScriptedOracle([answer] * 10_000, dim=64), tmp_path / "live.log",
-               phases=(("grab", grab), *engine.PHASES))
+               phases=(("grab", grab), *engine.FEATURES))
     mem = engine.MemoryProjection(sc.rules)
     felt = felt_of(sc).follow(mem)
     engine.fold(tmp_path / "live.log", [mem, felt])
-    assert felt.snapshot() == held["engine"].books.felt.snapshot()
+    assert felt.snapshot() == held["engine"].books["felt"].snapshot()
 
 
 def test_a_neutral_temperament_gives_the_same_events_and_felt_state_as_none(tmp_path):

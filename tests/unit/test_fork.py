@@ -14,6 +14,7 @@ from kernel import engine
 from kernel import events as ev
 from kernel.cli import main
 from kernel.engine import fork
+from kernel.engine.scenario import Forked
 from kernel.errors import LogCorrupt, VillageError
 from kernel.log import FORMAT, Header, LogWriter, read_header
 from kernel.log.frame import MAGIC, ZERO, frame_bytes, scan_raw
@@ -61,7 +62,7 @@ def parent_log(often, tmp_path_factory):
 
 def fork_of(often, parent_log, at, out, child=None, oracle=None):
     source = fork.ForkedFrom(often, frames(parent_log)[-1][1].hex(), scripted(), parent_log)
-    return fork.run_fork(source, child or replace(often, parent=often.name, fork_at=at), at, out,
+    return fork.run_fork(source, child or replace(often, forked=Forked(often.name, at)), at, out,
                          oracle=oracle or scripted())
 
 
@@ -114,7 +115,7 @@ def test_a_fork_under_another_depth_cap_names_its_thought_config_and_parts_after
         often, parent_log, tmp_path):
     child = replace(often, settings=replace(often.settings, cap=1, digests=tuple(
         (k, "00" * 32 if k == "thought" else d) for k, d in often.settings.digests)),
-        parent=often.name, fork_at=700)
+        forked=Forked(often.name, 700))
 
     def deeper(ask):
         # cite the newest thought shown, so depth grows past the cap of 1

@@ -111,7 +111,7 @@ def test_a_phase_can_add_its_own_events_to_a_tick_before_it_is_appended(tmp_path
                            reason="a test")] if ts.tick == 9 else []
 
     sc = engine.of_world(world.load(), ticks=10)
-    engine.run(sc, None, tmp_path / "r.log", phases=(*engine.PHASES, ("late", late)))
+    engine.run(sc, None, tmp_path / "r.log", phases=(*engine.FEATURES, ("late", late)))
     last = list(vlog.read_ticks(tmp_path / "r.log"))[-1]
     assert last.tick == 9 and isinstance(last.events[-1], ev.Refusal)
 
