@@ -30,7 +30,7 @@ what a row says (perception does).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -194,15 +194,21 @@ def _check_frames(frames: Sequence[Frame]) -> None:
         last = tick
 
 
+def _frame_rows(frames: Sequence[Frame], by_tick: dict[int, list[Memory]], kind: type[ev.Event]
+                ) -> Iterator[tuple[int, list[Memory], list[tuple[int, ev.Event]]]]:
+    """Each frame as its tick, its rows (taken out of `by_tick`) and its events of type `kind`,
+    each with its place in the frame."""
+    for tick, events in frames:
+        yield tick, by_tick.pop(tick, []), [(seq, e) for seq, e in enumerate(events)
+                                             if type(e) is kind]
+
+
 def _heard_rows(frames: Sequence[Frame], rows: Sequence[Memory]) -> tuple[TalkTurn, ...]:
     heard = _by_tick(rows, "heard")
     out = []
-    for tick, events in frames:
-        mine = heard.pop(tick, [])
+    for tick, mine, spoken in _frame_rows(frames, heard, ev.Spoke):
         j = 0
-        for seq, e in enumerate(events):
-            if type(e) is not ev.Spoke:
-                continue
+        for seq, e in spoken:
             got = None
             if j < len(mine):
                 m = mine[j]
@@ -236,19 +242,14 @@ def _given_rows(frames: Sequence[Frame], rows: Sequence[Memory]
     """Every news Given of `frames` as (tick, seq, event, its row id)."""
     given = _by_tick(rows, "given")
     out = []
-    for tick, events in frames:
-        mine = given.get(tick, [])
-        j = 0
-        for seq, e in enumerate(events):
-            if type(e) is not ev.Given:
-                continue
+    for tick, mine, gifts in _frame_rows(frames, given, ev.Given):
+        for j, (seq, e) in enumerate(gifts):
             if j >= len(mine) or mine[j].villager != e.villager or mine[j].text != e.text:
                 raise LawError(f"the given event at tick {tick} (villager {e.villager}) has no "
                                f"given row: the rows are not the ones perception made of these "
                                f"frames")
             if e.event == "news" and e.news:
                 out.append((tick, seq, e, mine[j].id))
-            j += 1
     return out
 
 
