@@ -38,6 +38,7 @@ from kernel.events import Embedding
 from kernel.interview.battery import FULL, Battery, Question, Variant, other_of
 from kernel.laws import interview as li
 from kernel.laws.memory import Memory
+from kernel.laws.minds import ratio
 from kernel.mind import interview as mi
 from kernel.mind.basins import BasinBook, view
 from kernel.mind.reflect import memory_at
@@ -358,13 +359,8 @@ class Score:
     cosine: float | None
     chance: float | None
 
-    @property
-    def valid(self) -> float | None:
-        return self.answered / self.said if self.said else None
-
-    @property
-    def accuracy(self) -> float | None:
-        return self.correct / self.known if self.known else None
+    valid = ratio("answered", "said")
+    accuracy = ratio("correct", "known")
 
 
 def score(xs: Sequence[Asked]) -> Score:

@@ -29,6 +29,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -309,6 +310,16 @@ class ThoughtMark:
     nearness: Nearness | None
 
 
+def ratio(part: str, whole: str) -> property:
+    """A property of a row of counts: its `part` over its `whole`, or None where `whole` is 0 (a
+    mean or a share of nothing is no number)."""
+    def get(self: Any) -> float | None:
+        w = getattr(self, whole)
+        return getattr(self, part) / w if w else None
+
+    return property(get, doc=f"{part} over {whole}; None where {whole} is 0")
+
+
 @dataclass(frozen=True, slots=True)
 class Tally:
     """The measure of some answers and the thoughts they wrote: counts, and the means they give.
@@ -353,13 +364,8 @@ class Tally:
         total = self.took_ns / 1e9 if what == "seconds" else getattr(self, what)
         return total / self.costed
 
-    @property
-    def grounding(self) -> float | None:
-        return self.grounding_sum / self.grounded if self.grounded else None
-
-    @property
-    def alike(self) -> float | None:
-        return self.alike_sum / self.alike_pairs if self.alike_pairs else None
+    grounding = ratio("grounding_sum", "grounded")
+    alike = ratio("alike_sum", "alike_pairs")
 
     @property
     def kept(self) -> int:
@@ -603,10 +609,6 @@ def read(what: str, villager: int, text: str, cited: Sequence[str], known: froze
                    named=named, grounded=grounded)
 
 
-def _share(n: int, total: int) -> float | None:
-    return n / total if total else None
-
-
 def _most(words: Iterable[str]) -> tuple[tuple[str, int], ...]:
     counts = Counter(words)
     return tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
@@ -629,21 +631,10 @@ class ReadTally:
     unreal_words: tuple[tuple[str, int], ...] = ()
     run_together_words: tuple[tuple[str, int], ...] = ()
 
-    @property
-    def real_share(self) -> float | None:
-        return _share(self.real, self.words)
-
-    @property
-    def sentence_share(self) -> float | None:
-        return _share(self.sentences, self.texts)
-
-    @property
-    def copy_share(self) -> float | None:
-        return _share(self.copies, self.texts)
-
-    @property
-    def grounded_share(self) -> float | None:
-        return _share(self.grounded, self.named)
+    real_share = ratio("real", "words")
+    sentence_share = ratio("sentences", "texts")
+    copy_share = ratio("copies", "texts")
+    grounded_share = ratio("grounded", "named")
 
 
 def read_tally(readings: Iterable[Reading]) -> ReadTally:
