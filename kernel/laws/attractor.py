@@ -15,6 +15,7 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from kernel.laws._errors import LawError, integer, real
 
@@ -40,6 +41,17 @@ def _strings(name: str, value: object) -> tuple[str, ...]:
     out = tuple(value)
     if not all(isinstance(s, str) for s in out):
         raise LawError(f"Expected a tuple of strings but got {name}={value!r}")
+    return out
+
+
+def _slugs_once(basins: Iterable[Any], kind: type, each: str) -> tuple[Any, ...]:
+    """`basins` as a tuple of `kind`, no slug twice; `each` names what is once, in the refusal."""
+    out = tuple(basins)
+    if not all(isinstance(b, kind) for b in out):
+        raise LawError(f"Expected basins of {kind.__name__} but got basins={basins!r}")
+    slugs = [b.slug for b in out]
+    if len(set(slugs)) != len(slugs):
+        raise LawError(f"Expected {each} once but got slugs {slugs}")
     return out
 
 
@@ -128,13 +140,7 @@ class AttractorState:
     emerging: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        basins = tuple(self.basins)
-        if not all(isinstance(b, Basin) for b in basins):
-            raise LawError(f"Expected basins of Basin but got basins={self.basins!r}")
-        slugs = [b.slug for b in basins]
-        if len(set(slugs)) != len(slugs):
-            raise LawError(f"Expected each basin once but got slugs {slugs}")
-        object.__setattr__(self, "basins", basins)
+        object.__setattr__(self, "basins", _slugs_once(self.basins, Basin, "each basin"))
         object.__setattr__(self, "emerging", _strings("emerging", self.emerging))
         integer("phase", self.phase, at_least=0)
         integer("updates", self.updates, at_least=0)
@@ -195,12 +201,7 @@ class AttractorUpdate:
     phase_shift: bool = False
 
     def __post_init__(self) -> None:
-        basins = tuple(self.basins)
-        if not all(isinstance(b, BasinUpdate) for b in basins):
-            raise LawError(f"Expected basins of BasinUpdate but got basins={self.basins!r}")
-        slugs = [b.slug for b in basins]
-        if len(set(slugs)) != len(slugs):
-            raise LawError(f"Expected each basin updated once but got slugs {slugs}")
+        basins = _slugs_once(self.basins, BasinUpdate, "each basin updated")
         news = tuple(self.new_basins)
         if not all(isinstance(b, NewBasin) for b in news):
             raise LawError(
