@@ -6,7 +6,7 @@ worker is free and hands the answers back in the calls' order, `embed_in_runs`,
 which cuts one embedding call into contiguous runs of texts across the workers
 and joins them, `Servers`, the pool of model servers a backend lists itself
 (each server one worker, or `slots` workers where it may answer several calls at
-once), and `backoff`, the wait before asking a busy server again (`Retry` holds how
+once), `servers_env`, the servers an environment variable lists, and `backoff`, the wait before asking a busy server again (`Retry` holds how
 often and how long). A pool plugs
 these into the oracle base's `_generate_many` and `_embed`; counting, costing
 and recording stay the base's, done once for every backend. It must not change
@@ -16,6 +16,7 @@ handles differ between a Ray actor and a server.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
@@ -35,6 +36,20 @@ T = TypeVar("T")
 # since shipping it costs more than it saves.
 MIN_CHUNK = 8
 CHUNKS_PER_WORKER = 4
+
+
+def servers_env(name: str, servers: str, like: str) -> list[str] | None:
+    """The servers the environment variable `name` lists, comma-separated, or None where it is
+    unset or blank; a list with an empty item is refused (`servers` names what it lists, `like`
+    shows a list that would do)."""
+    env = os.environ.get(name)
+    if env is None or not env.strip():
+        return None
+    listed = [s.strip() for s in env.split(",")]
+    if not all(listed):
+        raise OracleError(f"{name} is a comma-separated list of {servers} with none empty, not "
+                          f"{env!r}: set it like {like}")
+    return listed
 
 
 def chunks(n: int, parts: int) -> list[tuple[int, int]]:

@@ -37,7 +37,7 @@ import numpy as np
 
 from kernel.errors import OracleError
 from kernel.oracle.base import Ask, Oracle, Said
-from kernel.oracle.fanout import BUSY, RETRY, Retry, Servers, busy_retried
+from kernel.oracle.fanout import BUSY, RETRY, Retry, Servers, busy_retried, servers_env
 
 
 def _import_client():
@@ -297,13 +297,8 @@ class OllamaOracle(Oracle):
 
 def hosts_of(o: Any) -> list[str]:
     """The Ollama hosts a run uses, from the environment or the config's `ollama` block."""
-    env = os.environ.get(HOSTS_ENV)
-    if env is not None and env.strip():
-        hosts = [h.strip() for h in env.split(",")]
-        if not all(hosts):
-            raise OracleError(f"{HOSTS_ENV} is a comma-separated list of Ollama hosts with none "
-                              f"empty, not {env!r}: set it like "
-                              f"http://10.0.0.1:11434,http://10.0.0.2:11434")
+    hosts = servers_env(HOSTS_ENV, "Ollama hosts", "http://10.0.0.1:11434,http://10.0.0.2:11434")
+    if hosts is not None:
         for h in hosts:
             check_host(h, f"a host of {HOSTS_ENV}")
         where = HOSTS_ENV

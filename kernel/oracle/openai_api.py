@@ -49,8 +49,8 @@ import numpy as np
 
 from kernel import jsonstrict
 from kernel.errors import OracleError, Unstrict
-from kernel.oracle.base import Ask, Oracle, Said
-from kernel.oracle.fanout import BUSY, RETRY, Retry, Servers, busy_retried
+from kernel.oracle.base import Ask, Oracle, Said, needed
+from kernel.oracle.fanout import BUSY, RETRY, Retry, Servers, busy_retried, servers_env
 from kernel.oracle.minilm import Composed
 
 T = TypeVar("T")
@@ -135,13 +135,8 @@ def check_url(url: Any, where: str) -> str:
 def base_urls_of(o: Mapping[str, Any]) -> tuple[list[str], str]:
     """The base URLs a run asks and where they were set, first found: `$OPENAI_BASE_URLS`,
     `$OPENAI_BASE_URL`, the config's `openai.base_urls`, its `openai.base_url`."""
-    env = os.environ.get(URLS_ENV)
-    if env is not None and env.strip():
-        urls = [u.strip() for u in env.split(",")]
-        if not all(urls):
-            raise OracleError(f"{URLS_ENV} is a comma-separated list of base URLs with none "
-                              f"empty, not {env!r}: set it like "
-                              f"http://10.0.0.1:8000/v1,http://10.0.0.2:8000/v1")
+    urls = servers_env(URLS_ENV, "base URLs", "http://10.0.0.1:8000/v1,http://10.0.0.2:8000/v1")
+    if urls is not None:
         where, each = URLS_ENV, f"a URL of {URLS_ENV}"
     elif os.environ.get(URL_ENV):
         return [check_url(os.environ[URL_ENV], URL_ENV)], URL_ENV
@@ -162,12 +157,8 @@ def base_urls_of(o: Mapping[str, Any]) -> tuple[list[str], str]:
 
 
 def _import_client() -> Any:
-    try:
-        import openai
-    except ImportError:
-        raise OracleError(f"the openai backend needs the openai client: pip install "
-                          f"'{EXTRA}'") from None
-    return openai
+    return needed("openai", OracleError,
+                  f"the openai backend needs the openai client: pip install '{EXTRA}'")
 
 
 class OpenAIOracle(Oracle):
