@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from kernel.errors import ClusterError, VillageError
+from kernel.oracle.base import needed
 
 EXTRA = "village-kernel[cluster]"
 
@@ -47,12 +48,8 @@ except Exception as e:
 
 def ray() -> Any:
     """The ray module, or one line saying how to install it."""
-    try:
-        import ray as _ray
-    except ImportError:
-        raise ClusterError(f"--workers and --ray need Ray: run `pip install '{EXTRA}'` "
-                           f"(make setup does)") from None
-    return _ray
+    return needed("ray", ClusterError,
+                  f"--workers and --ray need Ray: run `pip install '{EXTRA}'` (make setup does)")
 
 
 def _check(workers: int | None, address: str | None) -> None:

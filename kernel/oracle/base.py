@@ -14,11 +14,13 @@ not parse an answer (that is `kernel.seam.shaped`), schedule a pool's workers
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -355,6 +357,15 @@ class Oracle:
 
 
 _SHA: dict[tuple[str, int, int], str] = {}
+
+
+def needed(module: str, error: type[Exception], how: str) -> Any:
+    """The library `module`, imported when a backend first needs it; where it is not installed,
+    `error(how)`, one line saying how to install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise error(how) from None
 
 
 def file_sha256(path: Path) -> str:

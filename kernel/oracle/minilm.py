@@ -50,7 +50,7 @@ import numpy as np
 
 from kernel import files
 from kernel.errors import OracleError
-from kernel.oracle.base import Ask, Oracle, Said, file_sha256
+from kernel.oracle.base import Ask, Oracle, Said, file_sha256, needed
 
 BACKEND = "minilm"
 EXTRA = "village-kernel[embed]"
@@ -141,13 +141,8 @@ def _checked(f: Shipped, accept_digest: bool) -> tuple[Path, str]:
 
 
 def _runtime() -> tuple[Any, Any]:
-    try:
-        import onnxruntime
-        import tokenizers
-    except ImportError:
-        raise OracleError(f"the sentence embedder needs onnxruntime and tokenizers: run "
-                          f"`pip install '{EXTRA}'`") from None
-    return onnxruntime, tokenizers
+    how = f"the sentence embedder needs onnxruntime and tokenizers: run `pip install '{EXTRA}'`"
+    return needed("onnxruntime", OracleError, how), needed("tokenizers", OracleError, how)
 
 
 def files_of(block: Mapping[str, Any]) -> tuple[Shipped, ...]:
