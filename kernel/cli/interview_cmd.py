@@ -19,16 +19,13 @@ from pathlib import Path
 import click
 
 from kernel.cli import CONTEXT
+from kernel.cli.shared import ranked_table
 from kernel.engine import scenario as msc
 from kernel.errors import ReplayMismatch, VillageError
 from kernel.interview import battery as ib
 from kernel.interview import recording as ir
 from kernel.interview import session as isn
 from kernel.oracle import backends, entry
-
-
-def _short(s: str, n: int) -> str:
-    return s if len(s) <= n else s[: n - 3] + "..."
 
 
 @contextlib.contextmanager
@@ -110,12 +107,7 @@ def one_lines(s: isn.Session, a: isn.At) -> list[str]:
     iv = x.interview
     out = [f"  {iv.name} at tick {iv.now} (day {a.day}) of {a.sc.name}, asked: {x.text}", "",
            f"  {len(iv.ranked)} rows brought to mind, ranked as a reflection ranks them",
-           f"  {'rank':>4} {'id':>5} {'tick':>6} {'recency':>8} {'import':>7} {'relev':>7} "
-           f"{'score':>7}  {'kind':<8} text"]
-    for k, r in enumerate(iv.ranked, start=1):
-        m = r.memory
-        out.append(f"  {k:>4} {m.id:>5} {m.tick:>6} {r.recency:>8.4f} {r.importance:>7.2f} "
-                   f"{r.relevance:>7.4f} {r.score:>7.4f}  {m.kind:<8} {_short(m.text, 40)}")
+           *ranked_table(iv.ranked, weight=False, text=40)]
     out.append("")
     if iv.prompt is not None:
         out.append(f"  the call: {len(iv.prompt.bytes)} bytes of prompt, sha256 "

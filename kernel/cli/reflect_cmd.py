@@ -22,14 +22,11 @@ import click
 
 from kernel import laws, report
 from kernel.cli import CONTEXT, VillageGroup
+from kernel.cli.shared import cut, ranked_table
 from kernel.engine import scenario as msc
 from kernel.engine.replay import replay
 from kernel.errors import ReplayMismatch, VillageError
 from kernel.mind.night import FEWEST_FELT
-
-
-def _short(s: str, n: int) -> str:
-    return s if len(s) <= n else s[: n - 3] + "..."
 
 
 def _bar(lines: bytes | str) -> list[str]:
@@ -148,13 +145,7 @@ def reflect_lines(sc: msc.Scenario, who: str | None) -> list[str]:
     for s in r.statements:
         out += ["", f"  question {s.index}, embedded, and {r.name}'s {r.rows} rows at ticks up to "
                     f"{r.now} ranked against it",
-                f"  {'rank':>4} {'id':>5} {'tick':>6} {'weight':>6} {'recency':>8} {'import':>7} "
-                f"{'relev':>7} {'score':>7}  {'kind':<8} text"]
-        for i, x in enumerate(s.ranked, start=1):
-            m = x.memory
-            out.append(f"  {i:>4} {m.id:>5} {m.tick:>6} {m.weight:>6} {x.recency:>8.4f} "
-                       f"{x.importance:>7.2f} {x.relevance:>7.4f} {x.score:>7.4f}  {m.kind:<8} "
-                       f"{_short(m.text, 34)}")
+                *ranked_table(s.ranked, weight=True, text=34)]
         out.append(f"  the second call: {len(s.prompt.bytes)} bytes of prompt, sha256 "
                    f"{s.prompt.sha256[:16]}, {s.said.tokens_in} tokens in, {s.said.tokens_out} out, "
                    f"stopped because: {s.said.done_reason}")
@@ -211,13 +202,13 @@ def chain_lines(sc: msc.Scenario, cap: int) -> list[str]:
         window = f"{x.window_world:>2} world {x.window_thoughts:>2} th"
         if x.refused:
             out.append(f"  {x.step:>4} {x.tick:>6}  {window}  "
-                       f"{'':<13} {'':<13} {'-':>5}  refused before the seam: {_short(x.refused, 60)}")
+                       f"{'':<13} {'':<13} {'-':>5}  refused before the seam: {cut(x.refused, 60)}")
             continue
         cited = (f"{x.cited_world:>2} world {x.cited_thoughts:>2} th"
                  if x.cited_world is not None else "")
         v = x.verdict
         if v is None:
-            seam, depth = f"refused before the seam: {_short(x.statement_refused or '', 50)}", "-"
+            seam, depth = f"refused before the seam: {cut(x.statement_refused or '', 50)}", "-"
         elif v.ok:
             seam, depth = f"accepted, at depth {v.depth}", str(v.depth)
         else:
@@ -230,7 +221,7 @@ def chain_lines(sc: msc.Scenario, cap: int) -> list[str]:
 
 def _cut(c) -> str:
     cites = ", ".join(map(str, c.cites))
-    return (f"    {c.name}'s statement {c.index} \"{_short(c.statement, 60)}\" (citing {cites}): "
+    return (f"    {c.name}'s statement {c.index} \"{cut(c.statement, 60)}\" (citing {cites}): "
             f"a thought of depth {c.depth}, over the cap of {c.cap}")
 
 
@@ -321,7 +312,7 @@ def night_lines(sc: msc.Scenario, who: str | None, day: int | None) -> list[str]
         if not moved:
             out.append("    none")
         for c in moved:
-            text = _short(run.rows[c.id].text, 40)
+            text = cut(run.rows[c.id].text, 40)
             why = {"refelt": f"re-felt by thought {c.by}", "recurred": "recurred",
                    "anchor": "anchored a group", "absorbed": f"absorbed into {c.by}"}[c.kind]
             out.append(f"    {names.get(c.villager, c.villager):<8} {c.id:>5} tick {c.tick:>6} "
@@ -332,7 +323,7 @@ def night_lines(sc: msc.Scenario, who: str | None, day: int | None) -> list[str]
         for f in n.forgotten:
             out.append(f"    {names.get(f.villager, f.villager):<8} {f.id:>5} stored {_s(f.stored)}, "
                        f"below {_s(f.threshold)} after {n.now - f.last_felt} ticks unfelt  "
-                       f"{_short(run.rows[f.id].text, 40)}")
+                       f"{cut(run.rows[f.id].text, 40)}")
         out.append("")
     c = rf.counts(run)
     out.append(f"  the whole run: {c['refelt']} re-felt, {c['recurred']} recurred, {c['forgotten']} "
@@ -361,7 +352,7 @@ def felt_lines(sc: msc.Scenario, who: str | None, tick: int | None) -> list[str]
                  f"absorbed into {s.absorbed_into}")
         out.append(f"  {m.id:>5} {m.tick:>6} {m.kind:<7} {_s(s.intensity):>6} {_s(s.valence):>7} "
                    f"{_s(s.stored):>6} {s.last_felt:>9} {_s(now):>6}  {state:<22} "
-                   f"{_short(m.text, 40)}")
+                   f"{cut(m.text, 40)}")
     living = sum(1 for _, s, _ in rows if s.forgotten_at is None and s.absorbed_into is None)
     out += ["", f"  {living} living, {sum(1 for _, s, _ in rows if s.forgotten_at is not None)} "
                 f"forgotten, {sum(1 for _, s, _ in rows if s.absorbed_into is not None)} absorbed"]
