@@ -171,15 +171,9 @@ def view(state: la.AttractorState | None, st: Settings) -> str:
 
 
 @dataclass(slots=True)
-class Update:
+class Update(calls.Call):
     """One villager's update call and what became of it."""
 
-    villager: int
-    name: str
-    now: int
-    seed: int
-    shown: tuple[Memory, ...]
-    prompt: Rendered
     schema: bytes
     said: Said | None = None
     refused: list[Rejection] = field(default_factory=list)

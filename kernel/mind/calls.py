@@ -2,7 +2,8 @@
 
 The round (kernel.mind.reflect) and the night (kernel.mind.night) ask the
 model the same way and write what it said the same way. This module owns
-those shapes: the `Ask` of a call (the generation model, temperature,
+those shapes: the `Call` one villager's call at night is made of (who, when, its
+seed, the rows its prompt shows, the prompt), the `Ask` of a call (the generation model, temperature,
 decoding and context of the thought settings, with a token limit of the caller's), the
 `Answered` event that records a call's answer, the `Rejection` that is a
 check's verdict against an answer (its check and its reason, a value, never
@@ -17,9 +18,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kernel import events as ev
+from kernel.laws.memory import Memory
 from kernel.mind.settings import Settings
 from kernel.oracle.base import Ask, Said
 from kernel.seam import Rendered
+
+
+@dataclass(slots=True)
+class Call:
+    """One villager's call: the villager and its name, the tick, the call's seed, the rows its
+    prompt shows and the prompt. A night's calls (a basin update, a plan) add their schema and
+    what became of the answer."""
+
+    villager: int
+    name: str
+    now: int
+    seed: int
+    shown: tuple[Memory, ...]
+    prompt: Rendered
 
 
 @dataclass(frozen=True, slots=True)

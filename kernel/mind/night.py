@@ -47,7 +47,7 @@ from kernel.mind.felt import FeltBook
 from kernel.mind.reflect import Due
 from kernel.mind.settings import NightSettings, Settings
 from kernel.oracle.base import Said
-from kernel.seam import Rendered, render, shaped
+from kernel.seam import render, shaped
 from kernel.seam.plan import NIGHT, plan_schema
 
 FEWEST_FELT = 2
@@ -86,15 +86,9 @@ class Group:
 
 
 @dataclass(slots=True)
-class NightPlan:
+class NightPlan(calls.Call):
     """One villager's night call and what became of its plan."""
 
-    villager: int
-    name: str
-    now: int
-    seed: int
-    shown: tuple[Memory, ...]
-    prompt: Rendered
     schema: bytes = b""                          # the ask's schema: ids among those shown
     said: Said | None = None
     refused: Rejection | None = None               # the plan refused whole, by shaped
