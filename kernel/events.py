@@ -5,7 +5,8 @@ owns what an event may hold and how it becomes bytes: maps with sorted
 keys, integers and text, never a float (grams are milligrams, distances
 are thousandths of a cell) and never a wall-clock value, so the same run
 is the same bytes on every machine. A kind not listed here is refused
-when read. It must not import the log, the world, an oracle or the store.
+when read. A fold that handles some kinds hands a frame to them with `by_kind`.
+It must not import the log, the world, an oracle or the store.
 
 Adding a kind: write a frozen dataclass with a `kind` class name and what it
 `concerns` below, add it to `KINDS`, and say in kernel.laws.perception what
@@ -18,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
@@ -431,6 +433,17 @@ KINDS: dict[str, type[Event]] = {
               WentOutOfSight, Answered, Refusal, Thought, Refelt, Recurred, Forgotten, Absorbed,
               BasinsSeeded, BasinsMoved, KeywordsConsolidated, Intended, Given, Spoke)
 }
+
+
+def by_kind(handlers: Mapping[type, Callable[[Any, int, Any], object]], fold: Any, tick: int,
+            events: Iterable[Event]) -> None:
+    """Hand each of a frame's `events` at `tick`, in order, to the handler `handlers` keeps for
+    its kind, as `handler(fold, tick, event)`; an event of a kind it keeps none for is passed
+    over."""
+    for e in events:
+        how = handlers.get(type(e))
+        if how is not None:
+            how(fold, tick, e)
 
 
 # --- codec ----------------------------------------------------------------

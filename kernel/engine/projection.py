@@ -52,6 +52,28 @@ class Follower(Projection, Protocol):
     def follow_engine(self, memory: MemoryProjection, felt: object | None) -> None: ...
 
 
+class MemoryFollower:
+    """A follower that reads the engine's memory projection (`memory`) and not its felt one,
+    started when made; `grown` says whose rows the memory projection has folded since."""
+
+    def __init__(self) -> None:
+        self.memory: MemoryProjection | None = None
+        self.start()
+
+    def follow_engine(self, memory: MemoryProjection, felt: object | None) -> None:
+        self.memory = memory
+
+    def start(self) -> None:
+        self._rows = 0
+
+    def grown(self) -> list[int]:
+        """The villagers, in order, with rows the memory projection folded since the last ask."""
+        rows = self.memory.rows
+        got = rows[self._rows:]
+        self._rows = len(rows)
+        return sorted({m.villager for m in got})
+
+
 class _Grown:
     """One numpy column appended to in blocks: capacity doubles, so appending is linear."""
 

@@ -129,11 +129,7 @@ class FeltBook:
 
     def felt(self, tick: int, events: Iterable[ev.Event]) -> None:
         """Fold the felt events of a frame at `tick` (other kinds are passed over)."""
-        folds = _FOLDS
-        for e in events:
-            fold = folds.get(type(e))
-            if fold is not None:
-                fold(self, tick, e)
+        ev.by_kind(_FOLDS, self, tick, events)
 
     def _refelt(self, tick: int, e: ev.Refelt | ev.Recurred) -> None:
         r = self._row(e.id, e)

@@ -44,7 +44,7 @@ import numpy as np
 from kernel import events as ev
 from kernel.calendar import DAY
 from kernel.engine.features import FEATURES
-from kernel.engine.projection import MemoryProjection
+from kernel.engine.projection import MemoryFollower, MemoryProjection
 from kernel.engine.replay import follow, recorded_oracle, replay
 from kernel.engine.scenario import Scenario, load_rules
 from kernel.errors import VillageError
@@ -95,7 +95,7 @@ LANES = (
 # --- the report's projections of a run -------------------------------------------------
 
 
-class _Gather:
+class _Gather(MemoryFollower):
     """A projection of the log for the report: paths, timeline marks, answerers, thoughts, refusals.
 
     It follows a memory projection (a replay's own, or the one a fold of a log hands
@@ -104,14 +104,11 @@ class _Gather:
     """
 
     def __init__(self, names: dict[int, str]):
-        self.mem: MemoryProjection | None = None
         self.names = names
-        self.start()
-
-    def follow_engine(self, memory: MemoryProjection, felt: object | None) -> None:
-        self.mem = memory
+        super().__init__()
 
     def start(self) -> None:
+        super().start()
         self.founded: dict[int, tuple[str, int]] = {}
         self.points: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
         self.marks: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
@@ -121,21 +118,14 @@ class _Gather:
         self.rounds_at: dict[int, set[int]] = defaultdict(set)
         self.counts: dict[int, list[tuple[int, int]]] = defaultdict(list)
         self.plans: set[tuple[int, int]] = set()       # (tick, villager) of each night plan call
-        self._rows = 0
 
     def name(self, v: int) -> str:
         return self.names.get(v, f"villager {v}")
 
     def apply(self, tick: int, events: Sequence[ev.Event]) -> None:
-        on = _ON
-        for e in events:
-            how = on.get(type(e))
-            if how is not None:
-                how(self, tick, e)
-        got = self.mem.rows[self._rows:]
-        self._rows = len(self.mem.rows)
-        for v in sorted({m.villager for m in got}):
-            self.counts[v].append((tick, len(self.mem.streams[v])))
+        ev.by_kind(_ON, self, tick, events)
+        for v in self.grown():
+            self.counts[v].append((tick, len(self.memory.streams[v])))
 
     def _founded(self, tick: int, e: ev.Founded) -> None:
         self.founded[e.villager] = (e.name, tick)

@@ -31,7 +31,7 @@ import numpy as np
 
 from kernel import events as ev
 from kernel import laws
-from kernel.engine.projection import MemoryProjection
+from kernel.engine.projection import MemoryFollower
 from kernel.engine.replay import follow, replay
 from kernel.engine.scenario import Scenario, load_rules
 from kernel.engine.scenario import load as load_scenario
@@ -78,20 +78,14 @@ class _Call:
     group_checks: list[str] = field(default_factory=list)
 
 
-class MindsGather:
+class MindsGather(MemoryFollower):
     """A projection of the log: every generation answer and what became of it, every thought
     written, and the villagers' names. It follows a memory projection (the replay's own, or
     the one `follow` hands it) for the rows a thought cites. Each event is handled by its type,
     through `_ON`; an answer's fate is in the events of its own tick."""
 
-    def __init__(self) -> None:
-        self.memory: MemoryProjection | None = None
-        self.start()
-
-    def follow_engine(self, memory: MemoryProjection, felt: object | None) -> None:
-        self.memory = memory
-
     def start(self) -> None:
+        super().start()
         self.calls: list[_Call] = []
         self.thoughts: list[tuple[int, ev.Thought]] = []
         self.names: dict[int, str] = {}
@@ -101,11 +95,7 @@ class MindsGather:
 
     def apply(self, tick: int, events: Sequence[ev.Event]) -> None:
         self._here, self._last = {}, {}
-        on = _ON
-        for e in events:
-            how = on.get(type(e))
-            if how is not None:
-                how(self, tick, e)
+        ev.by_kind(_ON, self, tick, events)
 
     def _founded(self, tick: int, e: ev.Founded) -> None:
         self.names[e.villager] = e.name

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from kernel import events as ev
 from kernel.calendar import DAY
-from kernel.engine.projection import MemoryProjection
+from kernel.engine.projection import MemoryFollower, MemoryProjection
 from kernel.engine.replay import follow, replay
 from kernel.engine.scenario import Scenario, load_rules
 from kernel.errors import VillageError
@@ -72,31 +72,22 @@ def _folded(r: OpenRun, views: list, rules: Importance) -> MemoryProjection | No
     return rp.memory
 
 
-class _RowCounts:
+class _RowCounts(MemoryFollower):
     """Follows a MemoryProjection: each villager's row count at every tick it grew."""
 
-    def __init__(self) -> None:
-        self.mem: MemoryProjection | None = None
-        self.start()
-
-    def follow_engine(self, memory: MemoryProjection, felt: object | None) -> None:
-        self.mem = memory
-
     def start(self) -> None:
+        super().start()
         self.names: dict[int, str] = {}
         self.points: dict[int, list[tuple[int, int]]] = {}
         self.last = 0
-        self._rows = 0
 
     def apply(self, tick: int, events) -> None:
         self.last = tick
         for e in events:
             if type(e) is ev.Founded:
                 self.names.setdefault(e.villager, e.name)
-        got = self.mem.rows[self._rows:]
-        self._rows = len(self.mem.rows)
-        for v in sorted({m.villager for m in got}):
-            self.points.setdefault(v, [(0, 0)]).append((tick, len(self.mem.streams[v])))
+        for v in self.grown():
+            self.points.setdefault(v, [(0, 0)]).append((tick, len(self.memory.streams[v])))
 
 
 def rows(r: OpenRun) -> tuple[Series, ...]:
