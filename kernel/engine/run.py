@@ -163,6 +163,12 @@ class Engine:
                 p.apply(tick, events)
 
 
+def _made(feature: str) -> property:
+    """A report's property: what the feature named `feature` made, a tick at a time (`of`)."""
+    return property(lambda self: self.of(feature),
+                    doc=f"What the {feature!r} feature made, a tick at a time (none: []).")
+
+
 @dataclass
 class RunReport:
     """What a run did: its ticks, events and log, and what each feature's phase made, by the
@@ -184,25 +190,11 @@ class RunReport:
         """What the feature named `feature` made, a tick at a time (none: [])."""
         return self.made.get(feature, [])
 
-    @property
-    def rounds(self) -> list[Round]:
-        return self.of("reflect")
-
-    @property
-    def nights(self) -> list:
-        return self.of("night")
-
-    @property
-    def basins(self) -> list:
-        return self.of("basins")
-
-    @property
-    def plans(self) -> list:
-        return self.of("plan")
-
-    @property
-    def talks(self) -> list:
-        return self.of("talk")
+    rounds = _made("reflect")
+    nights = _made("night")
+    basins = _made("basins")
+    plans = _made("plan")
+    talks = _made("talk")
 
     @property
     def thoughts(self) -> int:
