@@ -101,34 +101,36 @@ class MindTables:
 
     def tables(self, names: Mapping[int, str]) -> dict[str, pa.Table]:
         """The three tables as Arrow, by name, villagers named by `names` (id -> name)."""
-        w, n, i = self.weights, self.nights, self.intended
-        basins = pa.table({
-            "villager": pa.array([r[0] for r in w], pa.int32()),
-            "name": pa.array([_name(names, r[0]) for r in w], pa.string()),
-            "tick": pa.array([r[1] for r in w], pa.int64()),
-            "day": pa.array([r[2] for r in w], pa.int32()),
-            "slug": pa.array([r[3] for r in w], pa.string()),
-            "label": pa.array([r[4] for r in w], pa.string()),
-            "weight": pa.array([r[5] for r in w], pa.float64()),
-            "keywords": pa.array([list(r[6]) for r in w], pa.list_(pa.string())),
-        })
-        nights = pa.table({
-            "villager": pa.array([r[0] for r in n], pa.int32()),
-            "name": pa.array([_name(names, r[0]) for r in n], pa.string()),
-            "tick": pa.array([r[1] for r in n], pa.int64()),
-            "day": pa.array([r[2] for r in n], pa.int32()),
-            "entropy": pa.array([r[3] for r in n], pa.float64()),
-            "trajectory": pa.array([r[4] for r in n], pa.string()),
-            "basins": pa.array([r[5] for r in n], pa.int32()),
-            "phase": pa.array([r[6] for r in n], pa.int32()),
-        })
-        return {"basins": basins, "basin_nights": nights, "intentions": _intentions(i, names)}
+        basins = _night_table(self.weights, names, (
+            ("slug", pa.string()), ("label", pa.string()), ("weight", pa.float64()),
+            ("keywords", pa.list_(pa.string()))))
+        nights = _night_table(self.nights, names, (
+            ("entropy", pa.float64()), ("trajectory", pa.string()), ("basins", pa.int32()),
+            ("phase", pa.int32())))
+        return {"basins": basins, "basin_nights": nights,
+                "intentions": _intentions(self.intended, names)}
 
 
 def _name(names: Mapping[int, str], v: int | None) -> str | None:
     if v is None:
         return None
     return names.get(v, f"villager {v}")
+
+
+def _night_table(rows: Sequence[tuple], names: Mapping[int, str],
+                 rest: Sequence[tuple[str, pa.DataType]]) -> pa.Table:
+    """A table of a villager's rows of a night, (villager, tick, day, ...): the villager, its
+    name by `names`, the tick and the day, then the row's other values, each column of `rest`
+    (its name and Arrow type) in turn."""
+    columns = {
+        "villager": pa.array([r[0] for r in rows], pa.int32()),
+        "name": pa.array([_name(names, r[0]) for r in rows], pa.string()),
+        "tick": pa.array([r[1] for r in rows], pa.int64()),
+        "day": pa.array([r[2] for r in rows], pa.int32()),
+    }
+    for at, (column, kind) in enumerate(rest, start=3):
+        columns[column] = pa.array([r[at] for r in rows], kind)
+    return pa.table(columns)
 
 
 def _intentions(rows: Sequence[tuple[int, ev.Intended]], names: Mapping[int, str]) -> pa.Table:
