@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+from collections.abc import Callable
 
 import click
 
@@ -467,28 +468,22 @@ def settings_cmd(scenario: str | None) -> None:
     show_settings(scenario)
 
 
-@reflect_cmd.command("prompt", context_settings=CONTEXT)
-@_who
-@_scenario
-def prompt_cmd(who: str | None, scenario: str | None) -> None:
-    """The first round's questions prompt, against the recording's bytes."""
-    show_prompt(scenario, who)
+def _of_one(name: str, show: Callable[[str | None, str | None], None], says: str) -> None:
+    """Register the subcommand `name`, a view of one villager (--who) that `show` prints, with
+    `says` its help."""
+
+    @reflect_cmd.command(name, context_settings=CONTEXT, help=says)
+    @_who
+    @_scenario
+    def view_cmd(who: str | None, scenario: str | None) -> None:
+        show(scenario, who)
 
 
-@reflect_cmd.command("reflect", context_settings=CONTEXT)
-@_who
-@_scenario
-def reflect_one_cmd(who: str | None, scenario: str | None) -> None:
-    """The first round: the ranking, the statement and the seam's verdict per question."""
-    show_reflect(scenario, who)
-
-
-@reflect_cmd.command("refuse", context_settings=CONTEXT)
-@_who
-@_scenario
-def refuse_cmd(who: str | None, scenario: str | None) -> None:
-    """The seam meeting three broken copies of an accepted statement; exit 1 if one is accepted."""
-    show_refuse(scenario, who)
+_of_one("prompt", show_prompt, "The first round's questions prompt, against the recording's bytes.")
+_of_one("reflect", show_reflect,
+        "The first round: the ranking, the statement and the seam's verdict per question.")
+_of_one("refuse", show_refuse,
+        "The seam meeting three broken copies of an accepted statement; exit 1 if one is accepted.")
 
 
 @reflect_cmd.command("chain", context_settings=CONTEXT)
