@@ -676,29 +676,31 @@ class _Tick:
         self.events.append(ev.Ate(villager=self.ids[i], x=x, y=y, mouthfuls=1, milligrams=mg))
         return True
 
-    def give(self, i: int, j: int, d: list[int]) -> bool:
-        pol = self.pol
-        lo, hi = pol.gift_parcels
-        n = min(self.hands[i], lo + d[PARCELS] % (hi - lo + 1), pol.hands_max - self.hands[j])
+    def hand_over(self, frm: int, to: int, parcels: tuple[int, int], d: list[int]) -> int:
+        """Move parcels from `frm`'s hands into `to`'s: as many as the draw picks in `parcels`
+        (lo, hi), no more than `frm` holds nor than `to` has room for. How many moved (0: none)."""
+        lo, hi = parcels
+        n = min(self.hands[frm], lo + d[PARCELS] % (hi - lo + 1),
+                self.pol.hands_max - self.hands[to])
         if n <= 0:
-            return False
-        self.hands[i] -= n
-        self.hands[j] += n
-        self.events.append(ev.Gave(giver=self.ids[i], receiver=self.ids[j], parcels=n,
-                                   milligrams=n * pol.parcel))
-        return True
+            return 0
+        self.hands[frm] -= n
+        self.hands[to] += n
+        return n
+
+    def give(self, i: int, j: int, d: list[int]) -> bool:
+        n = self.hand_over(i, j, self.pol.gift_parcels, d)
+        if n:
+            self.events.append(ev.Gave(giver=self.ids[i], receiver=self.ids[j], parcels=n,
+                                       milligrams=n * self.pol.parcel))
+        return n > 0
 
     def take(self, i: int, j: int, d: list[int]) -> bool:
-        pol = self.pol
-        lo, hi = pol.take_parcels
-        n = min(self.hands[j], lo + d[PARCELS] % (hi - lo + 1), pol.hands_max - self.hands[i])
-        if n <= 0:
-            return False
-        self.hands[i] += n
-        self.hands[j] -= n
-        self.events.append(ev.Took(taker=self.ids[i], owner=self.ids[j], parcels=n,
-                                   milligrams=n * pol.parcel))
-        return True
+        n = self.hand_over(j, i, self.pol.take_parcels, d)
+        if n:
+            self.events.append(ev.Took(taker=self.ids[i], owner=self.ids[j], parcels=n,
+                                       milligrams=n * self.pol.parcel))
+        return n > 0
 
     def gather(self, i: int, d: list[int]) -> bool:
         pol = self.pol
