@@ -19,9 +19,8 @@ from kernel import config
 from kernel import events as ev
 from kernel.engine import scenario as msc
 from kernel.engine.projection import MemoryProjection
-from kernel.errors import VillageError
 from kernel.laws import felt as lf
-from kernel.mind.felt import FeltBook, FeltRow, bent
+from kernel.mind.felt import FeltBook, FeltRow, bent, followed
 from kernel.world.config import Temperament, WorldConfig
 
 
@@ -45,10 +44,7 @@ class FeltProjection(FeltBook):
         return self
 
     def apply(self, tick: int, events: Sequence[ev.Event]) -> None:
-        if self._memory is None:
-            raise VillageError("the felt projection folds the rows of a MemoryProjection: "
-                               "follow one applied before it")
-        mem = self._memory.rows
+        mem = followed(self._memory, "the felt projection")
         n = len(mem)
         if self._looked < n:
             # `born`, inlined: every row of a run passes through here once

@@ -34,6 +34,7 @@ from kernel.calendar import Calendar
 from kernel.errors import VillageError
 from kernel.laws import bonds as lb
 from kernel.laws import felt as lf
+from kernel.mind.felt import followed
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,10 +98,7 @@ class BondBook:
         self.follow(memory)
 
     def apply(self, tick: int, events: Sequence[ev.Event]) -> None:
-        if self._memory is None:
-            raise VillageError("the bond book folds the rows of a MemoryProjection: "
-                               "follow one applied before it")
-        rows = self._memory.rows
+        rows = followed(self._memory, "the bond book")
         n = len(rows)
         for i in range(self._looked, n):
             m = rows[i]

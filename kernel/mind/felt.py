@@ -15,7 +15,8 @@ as the events carry them.
 This module owns that state and the questions the mind asks of it (who is
 living, why a row cannot be cited, what a row is felt at now); the round
 and the night change a scratch copy of it as they go, and the engine's
-projection (kernel.engine.felt) is a book that follows the log. It takes
+projection (kernel.engine.felt) is a book that follows the log, as the bond book does
+(`followed` gives such a book its memory projection's rows). It takes
 the numbers an event carries as they are, because the log is the truth;
 the code that writes those events computes them with kernel.laws.felt. It
 must not import the engine, write the log, call a model or decide when a
@@ -25,9 +26,9 @@ night falls.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kernel import events as ev
 from kernel.errors import VillageError
@@ -197,6 +198,15 @@ class FeltBook:
 
     def snapshot(self) -> dict[int, FeltState]:
         return {i: r.frozen() for i, r in self.rows.items()}
+
+
+def followed(memory: Any, book: str) -> Sequence[Memory]:
+    """The rows of the memory projection a book follows (`memory`, applied before it); a book
+    that follows none is refused, `book` naming it."""
+    if memory is None:
+        raise VillageError(f"{book} folds the rows of a MemoryProjection: follow one applied "
+                           f"before it")
+    return memory.rows
 
 
 def bent(t: Temperament, val: int, intensity: int) -> tuple[int, int]:
