@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -461,59 +462,38 @@ _who = click.option("--who", default=None,
 _scenario = click.argument("scenario", required=False)
 
 
-@reflect_cmd.command("settings", context_settings=CONTEXT)
-@_scenario
-def settings_cmd(scenario: str | None) -> None:
-    """Every number a reflection runs under, the models with their pins, and the templates."""
-    show_settings(scenario)
+def _view(name: str, show: Callable[..., None], says: str, *options: Callable) -> None:
+    """Register the subcommand `name`, which `show` prints: `says` is its help, `options` the
+    click options it reads (by the names `show` takes them under), before the scenario."""
+
+    def view_cmd(scenario: str | None, **given: Any) -> None:
+        show(scenario, **given)
+
+    for option in reversed((*options, _scenario)):
+        view_cmd = option(view_cmd)
+    reflect_cmd.command(name, context_settings=CONTEXT, help=says)(view_cmd)
 
 
-def _of_one(name: str, show: Callable[[str | None, str | None], None], says: str) -> None:
-    """Register the subcommand `name`, a view of one villager (--who) that `show` prints, with
-    `says` its help."""
-
-    @reflect_cmd.command(name, context_settings=CONTEXT, help=says)
-    @_who
-    @_scenario
-    def view_cmd(who: str | None, scenario: str | None) -> None:
-        show(scenario, who)
-
-
-_of_one("prompt", show_prompt, "The first round's questions prompt, against the recording's bytes.")
-_of_one("reflect", show_reflect,
-        "The first round: the ranking, the statement and the seam's verdict per question.")
-_of_one("refuse", show_refuse,
-        "The seam meeting three broken copies of an accepted statement; exit 1 if one is accepted.")
-
-
-@reflect_cmd.command("chain", context_settings=CONTEXT)
-@click.option("--cap", type=click.IntRange(min=0), default=2, show_default=True,
-              help="The depth cap to replay under.")
-@_scenario
-def chain_cmd(cap: int, scenario: str | None) -> None:
-    """The multi-day recording replayed under a depth cap, step by step."""
-    show_chain(scenario, cap)
-
-
-@reflect_cmd.command("night", context_settings=CONTEXT)
-@_who
-@click.option("--day", type=click.IntRange(min=1), default=None,
-              help="The night's day (from 1; default: every night).")
-@_scenario
-def night_cmd(who: str | None, day: int | None, scenario: str | None) -> None:
-    """Each night: the plan, each group's checks, rows absorbed, forgotten and re-felt."""
-    show_night(scenario, who, day)
-
-
-@reflect_cmd.command("felt", context_settings=CONTEXT)
-@_who
-@click.option("--tick", type=click.IntRange(min=0), default=None,
-              help="The tick to show (default: the run's last).")
-@_scenario
-def felt_cmd(who: str | None, tick: int | None, scenario: str | None) -> None:
-    """One villager's rows with their felt strengths at a tick (--who NAME, else the first who
-    reflects)."""
-    show_felt(scenario, who, tick)
+_view("settings", show_settings,
+      "Every number a reflection runs under, the models with their pins, and the templates.")
+_view("prompt", show_prompt, "The first round's questions prompt, against the recording's bytes.",
+      _who)
+_view("reflect", show_reflect,
+      "The first round: the ranking, the statement and the seam's verdict per question.", _who)
+_view("refuse", show_refuse,
+      "The seam meeting three broken copies of an accepted statement; exit 1 if one is accepted.",
+      _who)
+_view("chain", show_chain, "The multi-day recording replayed under a depth cap, step by step.",
+      click.option("--cap", type=click.IntRange(min=0), default=2, show_default=True,
+                   help="The depth cap to replay under."))
+_view("night", show_night,
+      "Each night: the plan, each group's checks, rows absorbed, forgotten and re-felt.", _who,
+      click.option("--day", type=click.IntRange(min=1), default=None,
+                   help="The night's day (from 1; default: every night)."))
+_view("felt", show_felt, "One villager's rows with their felt strengths at a tick (--who NAME, "
+      "else the first who reflects).", _who,
+      click.option("--tick", type=click.IntRange(min=0), default=None,
+                   help="The tick to show (default: the run's last)."))
 
 
 @click.command("--mode", context_settings=CONTEXT)
