@@ -58,10 +58,11 @@ def _write(path: Path, data: bytes) -> None:
         os.fsync(f.fileno())
 
 
+_NOT_EMPTY = "village init writes a new project, and {path} is not an empty folder"
+"""The refusal of a path that holds something already, a file or a folder with files in it."""
+
 _WORDS = files.Words(
-    "project", ConfigError,
-    out_full="village init writes a new project, and {path} is not an empty folder",
-    out_new="village init writes a new project, and {path} is not an empty folder",
+    "project", ConfigError, out_full=_NOT_EMPTY, out_new=_NOT_EMPTY,
     out_irregular="village init writes a new project, and {path} is {kind}, not an empty folder",
     unusable="cannot make the project folder {path}: {why}",
     unwritable="cannot write the project {path}: {why}; nothing of it was left")
