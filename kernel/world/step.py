@@ -676,31 +676,31 @@ class _Tick:
         self.events.append(ev.Ate(villager=self.ids[i], x=x, y=y, mouthfuls=1, milligrams=mg))
         return True
 
-    def hand_over(self, frm: int, to: int, parcels: tuple[int, int], d: list[int]) -> int:
-        """Move parcels from `frm`'s hands into `to`'s: as many as the draw picks in `parcels`
-        (lo, hi), no more than `frm` holds nor than `to` has room for. How many moved (0: none)."""
-        lo, hi = parcels
-        n = min(self.hands[frm], lo + d[PARCELS] % (hi - lo + 1),
-                self.pol.hands_max - self.hands[to])
+    def hand_over(self, kind: type[ev.Gave | ev.Took], i: int, j: int, d: list[int]) -> bool:
+        """`i` gives parcels to `j` (`ev.Gave`) or takes them from `j` (`ev.Took`): as many as the
+        draw picks in the policy's range for it, no more than the one giving holds nor than the
+        one receiving has room for, and the event of `kind` that says so (`i` the villager it
+        concerns, `j` the other); False where none change hands."""
+        pol = self.pol
+        if kind is ev.Gave:
+            frm, to, (lo, hi) = i, j, pol.gift_parcels
+        else:
+            frm, to, (lo, hi) = j, i, pol.take_parcels
+        n = min(self.hands[frm], lo + d[PARCELS] % (hi - lo + 1), pol.hands_max - self.hands[to])
         if n <= 0:
-            return 0
+            return False
         self.hands[frm] -= n
         self.hands[to] += n
-        return n
+        actor, other = kind.concerns
+        self.events.append(kind(**{actor: self.ids[i], other: self.ids[j]}, parcels=n,
+                                milligrams=n * pol.parcel))
+        return True
 
     def give(self, i: int, j: int, d: list[int]) -> bool:
-        n = self.hand_over(i, j, self.pol.gift_parcels, d)
-        if n:
-            self.events.append(ev.Gave(giver=self.ids[i], receiver=self.ids[j], parcels=n,
-                                       milligrams=n * self.pol.parcel))
-        return n > 0
+        return self.hand_over(ev.Gave, i, j, d)
 
     def take(self, i: int, j: int, d: list[int]) -> bool:
-        n = self.hand_over(j, i, self.pol.take_parcels, d)
-        if n:
-            self.events.append(ev.Took(taker=self.ids[i], owner=self.ids[j], parcels=n,
-                                       milligrams=n * self.pol.parcel))
-        return n > 0
+        return self.hand_over(ev.Took, i, j, d)
 
     def gather(self, i: int, d: list[int]) -> bool:
         pol = self.pol
