@@ -3,7 +3,7 @@
 1. The ablation table of the committed week with basins and plans (week-of-three, replayed
    from its recording, no model): for every intention from day 2 on, the measure in the run
    against the same day in the world told to ignore intentions from day 2
-   (kernel.report.intentions), totalled by act. The target is the issue's: villagers seeking
+   (kernel.report.plans), totalled by act. The target is the issue's: villagers seeking
    someone spend at least 1.5 times as many ticks in sight of them as without the intention.
 2. The night's model calls per villager-night by purpose (the consolidation plan, the basins
    update, keyword consolidations and the plan for tomorrow), from the same replay.
@@ -34,7 +34,7 @@ def _replayed(name: str, folder: Path):
 
 
 def effect_lines(sc, path) -> tuple[list[str], float | None]:
-    from kernel.report.intentions import effect
+    from kernel.report.plans import effect
 
     got = effect(sc, path, from_day=1)
     lines = [f"  {'act':<7} {'measure':<28} {'intentions':>10} {'kept':>7} {'ignored':>8} "

@@ -372,8 +372,9 @@ class KeywordsConsolidated(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class Intended(Event):
-    """One accepted intention of a villager's plan for day `day` (the plan's `index`-th):
+class Planned(Event):
+    """One accepted plan of a villager's for day `day` (the `index`-th of its plans for that
+    day; the kind keeps its old word, `intended`):
     `act` one of seek, avoid, share, forage, home; `whom` the villager it names (seek, avoid,
     share), `x`, `y` the cell it names (forage); None where the act names neither."""
 
@@ -431,7 +432,7 @@ KINDS: dict[str, type[Event]] = {
     c.kind: c
     for c in (Placed, Founded, Walked, Ate, Gathered, Begged, Gave, Took, CameIntoSight,
               WentOutOfSight, Answered, Refusal, Thought, Refelt, Recurred, Forgotten, Absorbed,
-              BasinsSeeded, BasinsMoved, KeywordsConsolidated, Intended, Given, Spoke)
+              BasinsSeeded, BasinsMoved, KeywordsConsolidated, Planned, Given, Spoke)
 }
 
 

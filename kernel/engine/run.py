@@ -88,14 +88,14 @@ class Engine:
         self._quiet = (0, 0, 0)  # ticks [from, until) at which nobody is due, and the `every`
         #                          they were worked out with
 
-    def intentions(self, tick: int):
-        """The intentions the world carries out at `tick`: its day's, where the settings have
+    def plans(self, tick: int):
+        """The plans the world carries out at `tick`: its day's, where the settings have
         a plan block that carries plans out; else None (the world as it always was)."""
         st = self.settings
-        intents = self.books.get("intents")
-        if st is None or st.plan is None or not st.plan.carry_out or intents is None or not intents.days:
+        book = self.books.get("plans")
+        if st is None or st.plan is None or not st.plan.carry_out or book is None or not book.days:
             return None
-        return intents.of_day(self.scenario.world.calendar.day_of(tick)) or None
+        return book.of_day(self.scenario.world.calendar.day_of(tick)) or None
 
     def due(self, tick: int) -> list[Due]:
         """Who reflects at `tick`. Asked at every tick, and nobody is due at most of them:

@@ -603,7 +603,7 @@ PERCEIVED: dict[str, str | None] = {
     # how strongly a row is felt is the felt projection's (kernel.engine.felt), not a new row
     "refelt": None, "recurred": None, "forgotten": None, "absorbed": None,
     # standing interests and plans are shown in prompts as they stand (kernel.mind.basins,
-    # kernel.mind.intend), never written as rows
+    # kernel.mind.plans), never written as rows
     "basins_seeded": None, "basins_moved": None, "keywords_consolidated": None,
     "intended": None,
 }

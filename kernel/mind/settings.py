@@ -161,8 +161,9 @@ class AttractorSettings:
 
 @dataclass(frozen=True, slots=True)
 class PlanSettings:
-    """thought.json's `plan` block: the most intentions a plan holds, the token limit, and
-    whether the world carries plans out (false: the ablation, plans logged and ignored)."""
+    """thought.json's `plan` block: the most plans a villager makes for a day (`intentions`, the
+    key's old word, as the field keeps it), the token limit, and whether the world carries plans
+    out (false: the ablation, plans logged and ignored)."""
 
     intentions: int
     limit: int

@@ -12,7 +12,7 @@ forgotten and re-felt; the measure of the minds (kernel.report.minds: how many a
 degenerate, parrot or are refused, how many become thoughts, how grounded those are, and the
 worst answers); and, for a run with basins or plans, each villager's basins over the nights,
 each night's update and each day's plan with what became of it (kernel.report.interests,
-measured against the world told to ignore intentions, from the run's log); and, for a run
+measured against the world told to ignore plans, from the run's log); and, for a run
 whose villagers talk or are given news, each utterance and each piece of news's spread
 (kernel.report.talk). The report's
 projections (`_Views`) are folded once:
@@ -238,7 +238,7 @@ class _Rerun:
     head_hex: str = ""
     stopped: str | None = None
     log: _Log | None = None      # the log it wrote; None when no tick reached it
-    measured: tuple = (None, None)   # what became of the intentions, read off that log
+    measured: tuple = (None, None)   # what became of the plans, read off that log
     interviews: tuple = (None, None)  # the committed interviews asked again of that log
 
 
@@ -273,7 +273,7 @@ def _food_phase(every: int, last: int, into: list):
 
 def _replayed(sc: Scenario, views: _Views, *, measure: bool = False) -> _Rerun:
     """Replay `sc` once, with the report's projections folded and the food kept as it runs;
-    with `measure`, what became of its intentions, and its committed interviews asked again,
+    with `measure`, what became of its plans, and its committed interviews asked again,
     are read off the replay's log before it goes."""
     got = _Rerun()
     oracle = recorded_oracle(sc)
@@ -430,7 +430,7 @@ def _build(lg: _Log, sc: Scenario | None, views: _Views, rerun: _Rerun | None,
            note: str | None, *, shown: str, measured: tuple = (None, None),
            interviews: tuple = (None, None)) -> Day:
     """The day, from what the run's projections folded and what its replay gave; `measured`
-    is what became of its intentions (kernel.report.interests.measured)."""
+    is what became of its plans (kernel.report.interests.measured)."""
     g = views.gather
     people = _people(sc, g.founded)
     for p in people:

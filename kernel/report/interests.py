@@ -5,9 +5,9 @@ it, for the HTML report and `village plot --what basins`.
 `InterestsGather` is a projection folded with a view's others, once (over a replay as it runs, or a
 log): the mind's own book of basins (kernel.mind.basins.BasinBook), so a weight, an entropy or
 a trajectory here is the one the run held, and the night's calls, refusals and accepted
-intentions as the log has them. `villagers` lays that out per villager; `measured` asks
-kernel.report.intentions what became of each intention (the run's world against the world
-told to ignore intentions), and says why where it cannot; `view` joins the two for the report.
+plans as the log has them. `villagers` lays that out per villager; `measured` asks
+kernel.report.plans what became of each plan (the run's world against the world
+told to ignore plans), and says why where it cannot; `view` joins the two for the report.
 Values only (their shapes are kernel.report.views'); it renders nothing and writes nothing.
 """
 
@@ -28,13 +28,13 @@ from kernel.report.views import (
     BasinNightView,
     BasinsView,
     EffectTotal,
-    IntentionView,
     PlanDay,
+    PlanView,
     VillagerBasins,
 )
 
 FROM_DAY = 1
-"""The first day (from 0) whose intentions are measured: plans are made at night for the next."""
+"""The first day (from 0) whose plans are measured: plans are made at night for the next."""
 
 PURPOSES = (Purpose.BASINS, Purpose.NEW_BASIN, Purpose.BASIN_LINK, Purpose.KEYWORDS)
 """The refusals of a night's basins calls, by purpose; a plan's are purpose "plan"."""
@@ -43,7 +43,7 @@ PURPOSES = (Purpose.BASINS, Purpose.NEW_BASIN, Purpose.BASIN_LINK, Purpose.KEYWO
 class InterestsGather:
     """A projection of the log for the basins and plans: the book of basins, a snapshot of
     every villager's weights at its seeding and after each night it moved, each night's update
-    and plan calls, their refusals, and every accepted intention."""
+    and plan calls, their refusals, and every accepted plan."""
 
     def __init__(self) -> None:
         self.book = BasinBook()
@@ -56,7 +56,7 @@ class InterestsGather:
         self.moved: dict[tuple[int, int], ev.BasinsMoved] = {}
         self.asked: dict[str, set[tuple[int, int]]] = defaultdict(set)   # purpose -> (tick, v)
         self.refused: dict[tuple[str, int, int], list[ev.Refusal]] = defaultdict(list)
-        self.intended: list[tuple[int, ev.Intended]] = []
+        self.planned: list[tuple[int, ev.Planned]] = []
         self.rules: dict[str, None] = {}
         self.names: dict[int, str] = {}
 
@@ -75,8 +75,8 @@ class InterestsGather:
                 if e.purpose == Purpose.PLAN or e.purpose in PURPOSES:
                     kind = Purpose.PLAN if e.purpose == Purpose.PLAN else Purpose.BASINS
                     self.refused[(kind, tick, e.villager)].append(e)
-            elif t is ev.Intended:
-                self.intended.append((tick, e))
+            elif t is ev.Planned:
+                self.planned.append((tick, e))
             elif self._folded(tick, e):
                 touched.add(e.villager)
                 if t is ev.BasinsSeeded:
@@ -99,10 +99,10 @@ class InterestsGather:
     @property
     def any(self) -> bool:
         """Whether the run holds any basins or any plan call."""
-        return bool(self.seeded or self.intended or self.asked.get("plan"))
+        return bool(self.seeded or self.planned or self.asked.get("plan"))
 
 
-_KINDS = frozenset({ev.Founded, ev.BasinsSeeded, ev.BasinsMoved, ev.KeywordsConsolidated, ev.Intended,
+_KINDS = frozenset({ev.Founded, ev.BasinsSeeded, ev.BasinsMoved, ev.KeywordsConsolidated, ev.Planned,
                     ev.Answered, ev.Refusal})
 
 
@@ -174,8 +174,8 @@ def _last(g: InterestsGather, v: int, tick: int) -> la.AttractorState:
     return got
 
 
-def target(e: ev.Intended, names: Mapping[int, str]) -> str:
-    """What an intention names, as kernel.report.intentions writes it."""
+def target(e: ev.Planned, names: Mapping[int, str]) -> str:
+    """What a plan names, as kernel.report.plans writes it."""
     if e.whom is not None:
         return names.get(e.whom, str(e.whom))
     if e.x is not None and e.y is not None:
@@ -186,10 +186,10 @@ def target(e: ev.Intended, names: Mapping[int, str]) -> str:
 def _plans(g: InterestsGather, v: int, names: Mapping[int, str], cal: Calendar,
            outcomes: Mapping[tuple, tuple[str, int, int]]) -> tuple[PlanDay, ...]:
     """Each plan villager `v` was asked for, by the night it was made at."""
-    from kernel.report.intentions import MEASURES
+    from kernel.report.plans import MEASURES
 
-    mine: dict[int, list[ev.Intended]] = defaultdict(list)
-    for tick, e in g.intended:
+    mine: dict[int, list[ev.Planned]] = defaultdict(list)
+    for tick, e in g.planned:
         if e.villager == v:
             mine[tick].append(e)
     out = []
@@ -198,9 +198,9 @@ def _plans(g: InterestsGather, v: int, names: Mapping[int, str], cal: Calendar,
         for e in mine.get(tick, ()):
             aim = target(e, names)
             got = outcomes.get((v, e.day, e.act, aim))
-            shown.append(IntentionView(e.act, aim, MEASURES.get(e.act, ""),
+            shown.append(PlanView(e.act, aim, MEASURES.get(e.act, ""),
                                        got[1] if got else None, got[2] if got else None))
-        out.append(PlanDay(tick=tick, day=cal.day_of(tick) + 2, intentions=tuple(shown),
+        out.append(PlanDay(tick=tick, day=cal.day_of(tick) + 2, plans=tuple(shown),
                            refused=_said(g.refused.get((Purpose.PLAN, tick, v), ()))))
     return tuple(out)
 
@@ -208,7 +208,7 @@ def _plans(g: InterestsGather, v: int, names: Mapping[int, str], cal: Calendar,
 def villagers(g: InterestsGather, people: Sequence[tuple[int, str]], ticks_per_day: int,
               effect=None) -> tuple[VillagerBasins, ...]:
     """Every villager (`people`: (id, name), in order) that holds basins or was asked for a
-    plan, with what `effect` (kernel.report.intentions.Effect, or None) measured of its plans."""
+    plan, with what `effect` (kernel.report.plans.Effect, or None) measured of its plans."""
     cal = Calendar(ticks_per_day)
     names = dict(people)
     outcomes = {}
@@ -226,14 +226,14 @@ def villagers(g: InterestsGather, people: Sequence[tuple[int, str]], ticks_per_d
 
 
 def measured(g: InterestsGather, sc, log: str | os.PathLike | None):
-    """What became of the run's intentions, `(effect, None)`, or `(None, why not)`; `(None,
+    """What became of the run's plans, `(effect, None)`, or `(None, why not)`; `(None,
     None)` for a run with none. `log` is the run's log, whose world is stepped again."""
-    if not g.intended:
+    if not g.planned:
         return None, None
     if sc is None or log is None:
         return None, ("the run's scenario was not found, so its world cannot be stepped again "
                       "without the intentions")
-    from kernel.report.intentions import effect
+    from kernel.report.plans import effect
 
     try:
         return effect(sc, log, from_day=FROM_DAY), None

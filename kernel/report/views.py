@@ -298,8 +298,8 @@ class BasinNightView:
 
 
 @dataclass(frozen=True, slots=True)
-class IntentionView:
-    """One accepted intention and what became of it (kept in the run, ignored in the ablation)."""
+class PlanView:
+    """One accepted plan and what became of it (kept in the run, ignored in the ablation)."""
 
     act: str
     target: str                  # the villager's name, the cell as "x,y", or "home"
@@ -310,11 +310,11 @@ class IntentionView:
 
 @dataclass(frozen=True)
 class PlanDay:
-    """One villager's plan for one day: asked at the night before it, its intentions, its refusals."""
+    """One villager's plans for one day: asked at the night before it, its plans, its refusals."""
 
     tick: int                    # the night it was made
     day: int                     # the day it is for, from 1
-    intentions: tuple[IntentionView, ...]
+    plans: tuple[PlanView, ...]
     refused: tuple[str, ...]     # each refusal: "check: reason"
 
 
@@ -327,16 +327,16 @@ class VillagerBasins:
     seeded: int | None           # the tick its basins were seeded at; None: it has none
     lines: tuple[BasinLine, ...]
     nights: tuple[BasinNightView, ...]
-    plans: tuple[PlanDay, ...]
+    plan_days: tuple[PlanDay, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class EffectTotal:
-    """One act's intentions in all: the measure kept in the run and in the ablation."""
+    """One act's plans in all: the measure kept in the run and in the ablation."""
 
     act: str
     measure: str
-    intentions: int
+    plans: int
     kept: int
     ignored: int
 
@@ -357,8 +357,8 @@ class BasinsView:
     rules: tuple[str, ...] = ()  # the update rules the log's nights moved basins by
 
     @property
-    def intentions(self) -> int:
-        return sum(len(p.intentions) for v in self.villagers for p in v.plans)
+    def plans(self) -> int:
+        return sum(len(p.plans) for v in self.villagers for p in v.plan_days)
 
 
 # --- the bonds between villagers (kernel.report.bonds) ---------------------------------

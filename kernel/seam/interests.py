@@ -3,11 +3,11 @@ consolidation and a plan for tomorrow, as the JSON Schema bytes their calls send
 
 Each shape has two forms, as the night's consolidation plan has. Built from what an ask shows
 (the basins' labels, the villagers met, the cells remembered), it is the request: a label or a
-name is an `enum` of those shown, a delta one of a few steps, a plan's intention one of the
+name is an `enum` of those shown, a delta one of a few steps, each plan one of the
 closed set of acts with its own parameter, so a grammar cannot name what the villager does not
 know. Without them it is the seam's check of the same shape and bounds, with any text where
 the request had an `enum` and any number where it had steps: whether a basin exists, a delta
-is in bounds or a villager was met is judged by code (kernel.mind.basins, kernel.mind.intend),
+is in bounds or a villager was met is judged by code (kernel.mind.basins, kernel.mind.plans),
 item by item, never here and never in a template. The bytes are canonical, as every schema's
 are, because their sha256 goes into every recording.
 """
@@ -30,7 +30,7 @@ PLAN = "plan-tomorrow.tmpl"
 """The template of a night's plan for tomorrow."""
 
 ACTS = ("seek", "avoid", "share", "forage", "home")
-"""The closed set of intentions: seek a villager, keep away from one, share food with one,
+"""The closed set of acts a plan takes: seek a villager, keep away from one, share food with one,
 forage at a cell remembered, stay close to home."""
 WHOM_ACTS = ("seek", "avoid", "share")
 """The acts that name a villager."""
@@ -156,13 +156,13 @@ def keywords_schema(request: bool = False) -> bytes:
 
 
 def plan_schema(most: int, people: object = None, cells: object = None) -> bytes:
-    """A plan for tomorrow: `{"plan": [{"do": act, ...}]}` with 1..`most` intentions.
+    """Plans for tomorrow: `{"plan": [{"do": act, ...}]}` with 1..`most` plans.
 
     Given `people` (names of villagers met) and `cells` ("x,y" of cells remembered), the
-    request: each intention one branch of the acts its parameters allow (seek, avoid and share
+    request: each plan one branch of the acts its parameters allow (seek, avoid and share
     only where someone was met, forage only where a cell is remembered), its parameter an
     `enum` of those shown. Without them, the check: an act of ACTS and any `who` or `at` text;
-    whether the act fits its parameter and names the known is judged by kernel.mind.intend."""
+    whether the act fits its parameter and names the known is judged by kernel.mind.plans."""
     if not isinstance(most, int) or isinstance(most, bool) or most < 1:
         raise SeamError(f"Expected a count of intentions >= 1 but got most={most!r}")
     if people is None and cells is None:

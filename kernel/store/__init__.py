@@ -3,7 +3,7 @@
 `build` reads a log once, folds perception over it, and writes `RUN.duckdb`
 with tables `memory`, `events`, `villagers` and `meta` (the log's head
 hash and the importance table's digest, so a stale index is seen), the
-felt state, the basins, basin nights and intentions (kernel.store.basins), and who holds
+felt state, the basins, basin nights and intentions (the plans; kernel.store.basins), and who holds
 each piece of news (kernel.store.news). It
 loads each table in bulk from Arrow, writes to a temporary file, and
 renames it into place. `ensure` rebuilds when the index is missing or

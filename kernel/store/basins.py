@@ -1,7 +1,8 @@
-"""The index's tables of standing interests and plans: `basins`, `basin_nights` and `intentions`.
+"""The index's tables of basins and plans: `basins`, `basin_nights` and `intentions` (the
+table of plans keeps its old name, as every reader of an index knows it).
 
 `MindTables` folds them from the log's basins events (`BasinsSeeded`, `BasinsMoved`,
-`KeywordsConsolidated`) and its `Intended` events, through the mind's own projection of
+`KeywordsConsolidated`) and its `Planned` events, through the mind's own projection of
 basins (kernel.mind.basins.BasinBook), so a weight, an entropy or a trajectory in SQL is the
 one the villager's prompts were shown, never computed a second time here. A night's rows are
 taken at the end of the tick its basins moved, after the night's keyword consolidations. A run
@@ -10,7 +11,7 @@ without basins or plans has the three tables, empty. A basins event the attracto
 them, as the book could never have shown it; the `events` table still holds it. The index projection (kernel.store.index)
 folds this beside its events, and a sweep's run (kernel.sweep.task) folds it on its own for
 its `basin_nights` rows. This module owns the tables' shapes; it must not write the log or
-decide anything about a basin or an intention.
+decide anything about a basin or a plan.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ NIGHTS_DDL = """CREATE TABLE basin_nights (
     entropy DOUBLE NOT NULL, trajectory VARCHAR NOT NULL, basins INTEGER NOT NULL,
     phase INTEGER NOT NULL)"""
 
-INTENTIONS_DDL = """CREATE TABLE intentions (
+PLANS_DDL = """CREATE TABLE intentions (
     villager INTEGER NOT NULL, name VARCHAR NOT NULL, tick BIGINT NOT NULL, day INTEGER NOT NULL,
     "index" INTEGER NOT NULL, act VARCHAR NOT NULL, whom INTEGER, whom_name VARCHAR, x INTEGER,
     y INTEGER)"""
@@ -43,7 +44,7 @@ INTENTIONS_DDL = """CREATE TABLE intentions (
 NIGHT_COLUMNS = ("villager", "name", "tick", "day", "entropy", "trajectory", "basins", "phase")
 """A `basin_nights` row's columns, in order: what a sweep's row carries for each night."""
 
-KINDS = frozenset({ev.BasinsSeeded, ev.BasinsMoved, ev.KeywordsConsolidated, ev.Intended})
+KINDS = frozenset({ev.BasinsSeeded, ev.BasinsMoved, ev.KeywordsConsolidated, ev.Planned})
 """The event kinds these tables are folded from; any other adds nothing."""
 
 
@@ -53,7 +54,7 @@ class MindTables:
     `basins`: one row a basin a villager holds after each night its basins moved (the night's
     tick, its day counted from 0, the basin's slug, label, weight and keywords). `basin_nights`:
     one row a villager a night its basins moved (normalised entropy, trajectory, how many
-    basins, the phase count). `intentions`: one row an accepted intention (the night it was
+    basins, the phase count). `intentions`: one row an accepted plan (the night it was
     made at, the day it is for, from 0, its place in the plan, the act and what it names)."""
 
     def __init__(self, ticks_per_day: int = DAY):
@@ -65,7 +66,7 @@ class MindTables:
         self.book.start()
         self.weights: list[tuple[int, int, int, str, str, float, tuple[str, ...]]] = []
         self.nights: list[tuple[int, int, int, float, str, int, int]] = []
-        self.intended: list[tuple[int, ev.Intended]] = []
+        self.planned: list[tuple[int, ev.Planned]] = []
 
     def apply(self, tick: int, events: Sequence[ev.Event]) -> None:
         mine = [e for e in events if type(e) in KINDS]
@@ -73,8 +74,8 @@ class MindTables:
             return
         moved: set[int] = set()
         for e in mine:
-            if type(e) is ev.Intended:
-                self.intended.append((tick, e))
+            if type(e) is ev.Planned:
+                self.planned.append((tick, e))
             elif self._folded(tick, e) and type(e) is ev.BasinsMoved:
                 moved.add(e.villager)
         day = self.calendar.day_of(tick)
@@ -108,7 +109,7 @@ class MindTables:
             ("entropy", pa.float64()), ("trajectory", pa.string()), ("basins", pa.int32()),
             ("phase", pa.int32())))
         return {"basins": basins, "basin_nights": nights,
-                "intentions": _intentions(self.intended, names)}
+                "intentions": _plan_rows(self.planned, names)}
 
 
 def _name(names: Mapping[int, str], v: int | None) -> str | None:
@@ -133,7 +134,7 @@ def _night_table(rows: Sequence[tuple], names: Mapping[int, str],
     return pa.table(columns)
 
 
-def _intentions(rows: Sequence[tuple[int, ev.Intended]], names: Mapping[int, str]) -> pa.Table:
+def _plan_rows(rows: Sequence[tuple[int, ev.Planned]], names: Mapping[int, str]) -> pa.Table:
     return pa.table({
         "villager": pa.array([e.villager for _, e in rows], pa.int32()),
         "name": pa.array([_name(names, e.villager) for _, e in rows], pa.string()),
@@ -148,5 +149,5 @@ def _intentions(rows: Sequence[tuple[int, ev.Intended]], names: Mapping[int, str
     })
 
 
-DDL = {"basins": BASINS_DDL, "basin_nights": NIGHTS_DDL, "intentions": INTENTIONS_DDL}
+DDL = {"basins": BASINS_DDL, "basin_nights": NIGHTS_DDL, "intentions": PLANS_DDL}
 """Each table's DDL, by name, in the order written."""

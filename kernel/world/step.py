@@ -72,7 +72,7 @@ MEAL = 10
 """The mouthfuls a cell must hold for a hungry villager to set out for it: a meal's worth."""
 
 _NOWHERE = object()
-"""What `_Tick.planned_walk` says where no intention decides a walk."""
+"""What `_Tick.planned_walk` says where no plan decides a walk."""
 
 _FOOD_STREAM = 1
 _TICK_STREAM = 0
@@ -109,8 +109,8 @@ class Villager:
 
 
 @dataclass(frozen=True, slots=True)
-class Intent:
-    """One intention a villager carries into a day: `act` one of seek, avoid, share, forage,
+class Plan:
+    """One plan a villager carries into a day: `act` one of seek, avoid, share, forage,
     home; `whom` the villager (by id) it names, `cell` the cell. The policy prefers, among the
     acts a tick's draws allow, the ones it asks for; it never draws anew and never makes an
     act possible that the draws did not allow."""
@@ -558,7 +558,7 @@ class _Tick:
     """
 
     def __init__(self, state: World, tick: int,
-                 intents: Mapping[int, tuple[Intent, ...]] | None = None):
+                 plans: Mapping[int, tuple[Plan, ...]] | None = None):
         cfg = state.config
         self.cfg = cfg
         self.pol = cfg.policy
@@ -591,11 +591,11 @@ class _Tick:
         self.moved = looked is None or any(a is not b for a, b in zip(
             looked, (cfg, state.sight, state.here, state.px, state.py), strict=True))
         self.events: list[ev.Event] = []
-        # each villager's intentions for the day, by position; empty for a world without any
-        self.plans: dict[int, tuple[Intent, ...]] = {}
-        if intents:
+        # each villager's plans for the day, by position; empty for a world without any
+        self.plans: dict[int, tuple[Plan, ...]] = {}
+        if plans:
             index = state.people.index
-            self.plans = {index[v]: tuple(xs) for v, xs in intents.items() if v in index and xs}
+            self.plans = {index[v]: tuple(xs) for v, xs in plans.items() if v in index and xs}
 
     # -- food ------------------------------------------------------------
 
@@ -762,17 +762,17 @@ class _Tick:
         ty = min(cfg.height - 1, max(0, y + dy))
         return None if (tx, ty) == (x, y) else (tx, ty)
 
-    # -- intentions -------------------------------------------------------------
+    # -- plans -------------------------------------------------------------
     #
-    # A villager with intentions for the day chooses by them among what its draws allow, and
+    # A villager with plans for the day chooses by them among what its draws allow, and
     # only there: whom it gives to or takes from once a draw gave it the chance, where it
-    # heads once a draw sent it walking. Without intentions none of this is asked.
+    # heads once a draw sent it walking. Without plans none of this is asked.
 
-    def partner(self, among: list[int], d: list[int], plan: tuple[Intent, ...] | None,
+    def partner(self, among: list[int], d: list[int], plan: tuple[Plan, ...] | None,
                 deal: str) -> int | None:
         """Whom of `among` (positions) a villager gives to (`deal` "give") or takes from: by the
-        draw, as ever, where it has no intentions; else one it shares with, where one is among
-        them (the first such intention), and never one it keeps away from (keeping away wins
+        draw, as ever, where it has no plans; else one it shares with, where one is among
+        them (the first such plan), and never one it keeps away from (keeping away wins
         over sharing) or, taking, one it shares with. None where nobody is left."""
         if not plan:
             return among[d[PICK] % len(among)]
@@ -788,11 +788,11 @@ class _Tick:
         left = [j for j in among if j not in barred]
         return left[d[PICK] % len(left)] if left else None
 
-    def planned_walk(self, i: int, d: list[int], plan: tuple[Intent, ...]):
-        """Where a villager sent walking by its draw heads, by the first of its intentions that
+    def planned_walk(self, i: int, d: list[int], plan: tuple[Plan, ...]):
+        """Where a villager sent walking by its draw heads, by the first of its plans that
         says: seek (where the one sought is), forage (the cell remembered), home (its founding
         cell), avoid (away from the one avoided, while in sight). None: it stays, being there
-        already; `_NOWHERE`: no intention says, and the draw's own walk goes on."""
+        already; `_NOWHERE`: no plan says, and the draw's own walk goes on."""
         here = (self.px[i] // 1000, self.py[i] // 1000)
         index = self.people.index
         for x in plan:
@@ -818,8 +818,8 @@ class _Tick:
             return None if cell == here else cell
         return _NOWHERE
 
-    def planned_forage(self, i: int, plan: tuple[Intent, ...]) -> tuple[int, int] | None:
-        """A hungry villager's forage cell by its first forage intention, where that cell is not
+    def planned_forage(self, i: int, plan: tuple[Plan, ...]) -> tuple[int, int] | None:
+        """A hungry villager's forage cell by its first forage plan, where that cell is not
         its own and holds a meal's worth (as `forage_target` asks of any cell); else None."""
         here = (self.px[i] // 1000, self.py[i] // 1000)
         for x in plan:
@@ -828,7 +828,7 @@ class _Tick:
                     return x.cell
         return None
 
-    def avoided_at(self, i: int, d: list[int], plan: tuple[Intent, ...]) -> bool:
+    def avoided_at(self, i: int, d: list[int], plan: tuple[Plan, ...]) -> bool:
         """Whether the one a visit would head for (`visit_target`'s pick) is kept away from."""
         seen = self.seen_of(i)
         if not seen:
@@ -914,7 +914,7 @@ class _Tick:
         if dest is not None:
             self.set_out(i, dest, d)
 
-    def roam(self, i: int, d: list[int], plan: tuple[Intent, ...] | None) -> None:
+    def roam(self, i: int, d: list[int], plan: tuple[Plan, ...] | None) -> None:
         """A villager's walk when its draw says wander (`act`'s last choice): where its plan
         sends it, else a visit to one it saw (unless it keeps away from them), else a wander."""
         if plan:
@@ -1009,12 +1009,12 @@ def placed(cfg: WorldConfig) -> tuple[ev.Placed, ...]:
                            cells=p.flat) for i, p in enumerate(cfg.places.places))
 
 
-def step(state: World, tick: int, intents: Mapping[int, tuple[Intent, ...]] | None = None
+def step(state: World, tick: int, plans: Mapping[int, tuple[Plan, ...]] | None = None
          ) -> tuple[World, tuple[ev.Event, ...]]:
     """The village one tick on, and what happened in it, in the order it happened.
 
     At tick 0 the world's places first (`placed`), then founders, then every villager in
-    the config's order, then the changes of sight. `intents` are the day's intentions by
+    the config's order, then the changes of sight. `plans` are the day's plans by
     villager id (none: the world as it always was). A pure function of (state, tick,
     intents): the same three give the same world and the same events, on any machine.
     """
@@ -1022,7 +1022,7 @@ def step(state: World, tick: int, intents: Mapping[int, tuple[Intent, ...]] | No
         raise WorldError(f"step takes the world's next tick, {state.tick}, but got tick={tick!r}")
     n = len(state.here)
     draws = _stream(state.config.seed, (_TICK_STREAM, tick), n * DRAWS).reshape(n, DRAWS)
-    t = _Tick(state, tick, intents)
+    t = _Tick(state, tick, plans)
     if tick == 0:
         t.events.extend(placed(state.config))
     for i in state.people.founders.get(tick, ()):

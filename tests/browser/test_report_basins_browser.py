@@ -2,7 +2,7 @@
 
 The run is the small scenario of tests/basins_scenario.py, recorded against its scripted
 oracle. The page must draw one line a basin each villager holds, one row a night each was
-asked to update its basins and one row an accepted intention, hold the effect's totals by act,
+asked to update its basins and one row an accepted plan, hold the effect's totals by act,
 and log no console error; its screenshot must not be blank.
 """
 
@@ -36,7 +36,7 @@ def test_the_basins_section_of_a_run_with_basins_reads_in_chromium(browser, tmp_
     events = [(t.tick, e) for t in read_ticks(tmp_path / "run.log") for e in t.events]
     asked = {f"{t}:{e.villager}" for t, e in events
              if isinstance(e, ev.Answered) and e.purpose == "basins"}
-    intended = sum(1 for _, e in events if isinstance(e, ev.Intended))
+    planned = sum(1 for _, e in events if isinstance(e, ev.Planned))
 
     browser.open(page)
     assert browser.js("document.querySelectorAll('section#basins').length") == 1
@@ -50,7 +50,7 @@ def test_the_basins_section_of_a_run_with_basins_reads_in_chromium(browser, tmp_
     assert sorted(nights) == sorted(asked)
     assert browser.js("document.querySelectorAll('#basins tr.basin-night"
                       "[data-outcome=\"refused whole\"]').length") == 1
-    assert browser.js("document.querySelectorAll('#basins tr.intention').length") == intended
+    assert browser.js("document.querySelectorAll('#basins tr.intention').length") == planned
     acts = browser.js("Array.from(document.querySelectorAll('#basins table.effect tr.effect'))"
                       ".map(r => r.dataset.act)")
     assert acts == ["seek", "home"]

@@ -290,7 +290,7 @@ ROWS: list[Row] = [
          "run", "day-of-three", "--oracle", "replay", "--out", str(w.dir / "r.log")], 1,
         r".*thought\.json does not match configs/schema/thought\.json \(1 error\): at "
         r"\$\.attractor\.rule: 'sideways' is not one of \['current', 'single'\]$")),
-    ("a plan of no intentions is one line before any model", lambda w: Case(
+    ("a plan of no plans is one line before any model", lambda w: Case(
         ["--home", str(_thought_home(w, plan={"intentions": 0, "limit": 96, "carry_out": True})),
          "run", "day-of-three", "--oracle", "replay", "--out", str(w.dir / "r.log")], 1,
         r".*thought\.json does not match configs/schema/thought\.json \(1 error\): at "

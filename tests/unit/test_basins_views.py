@@ -15,10 +15,10 @@ from kernel import events as ev
 from kernel.cli import main
 from kernel.log import read_ticks
 from kernel.mind.basins import BasinBook
-from kernel.mind.intend import IntentBook
+from kernel.mind.plans import PlanBook
 from kernel.report.day import day
 from kernel.report.html import render
-from kernel.report.intentions import effect
+from kernel.report.plans import effect
 from tests.basins_scenario import BASINS, REFUSED, make, record
 from tests.unit.test_plot import HEIGHT, WIDTH, png_size
 
@@ -42,9 +42,9 @@ def _rows(db, sql):
 
 
 def _books(log):
-    book, intents = BasinBook(), IntentBook()
-    engine.fold(log, [book, intents])
-    return book, intents
+    book, plans = BasinBook(), PlanBook()
+    engine.fold(log, [book, plans])
+    return book, plans
 
 
 # --- the index ----------------------------------------------------------------------------------
@@ -80,13 +80,13 @@ def test_the_index_holds_every_basins_weight_after_each_night_it_moved(run, tmp_
     assert all(0.05 <= w <= 1.0 for *_, w in got)
 
 
-def test_the_index_holds_every_accepted_intention_with_whom_or_where_it_names(run, tmp_path):
+def test_the_index_holds_every_accepted_plan_with_whom_or_where_it_names(run, tmp_path):
     sc, log = run
     db = _build(sc, log, tmp_path / "i.duckdb")
     names = {p.id: p.name for p in sc.world.people}
     want = [(t.tick, e.villager, names[e.villager], e.day, e.index, e.act, e.whom,
              names.get(e.whom), e.x, e.y)
-            for t in read_ticks(log) for e in t.events if isinstance(e, ev.Intended)]
+            for t in read_ticks(log) for e in t.events if isinstance(e, ev.Planned)]
     got = _rows(db, "SELECT tick, villager, name, day, index, act, whom, whom_name, x, y "
                     "FROM intentions ORDER BY tick, villager, index")
     assert want and got == want
@@ -171,25 +171,25 @@ def test_each_plan_shows_what_became_of_it_as_the_ablation_measures(run, seen):
     sc, log = run
     e = effect(sc, log, from_day=1)
     shown = [(v.villager, p.day - 1, i.act, i.target, i.kept, i.ignored)
-             for v in seen.basins.villagers for p in v.plans for i in p.intentions
+             for v in seen.basins.villagers for p in v.plan_days for i in p.plans
              if i.kept is not None]
     assert sorted(shown) == sorted((o.villager, o.day, o.act, o.target, o.kept, o.ignored)
                                    for o in e.outcomes)
-    assert [(t.act, t.intentions, t.kept, t.ignored) for t in seen.basins.totals] == [
+    assert [(t.act, t.plans, t.kept, t.ignored) for t in seen.basins.totals] == [
         (a, n, k, i) for a, _, n, k, i in e.totals()]
     # the last night's plan is for a day the run never reached
-    last = [p for v in seen.basins.villagers for p in v.plans if p.day == 4]
-    assert last and all(i.kept is None for p in last for i in p.intentions)
+    last = [p for v in seen.basins.villagers for p in v.plan_days if p.day == 4]
+    assert last and all(i.kept is None for p in last for i in p.plans)
 
 
-def test_the_page_draws_a_line_a_basin_a_row_a_night_and_a_row_an_intention(seen):
+def test_the_page_draws_a_line_a_basin_a_row_a_night_and_a_row_a_plan(seen):
     page = render(seen)
     b = seen.basins
     assert page.count('<section id="basins"') == 1 and 'href="#basins"' in page
     assert len(re.findall(r'<path class="basin"', page)) == sum(len(v.lines) for v in b.villagers)
     assert len(re.findall(r'<tr class="basin-night"', page)) == sum(len(v.nights)
                                                                     for v in b.villagers)
-    assert len(re.findall(r'<tr class="intention"', page)) == b.intentions > 0
+    assert len(re.findall(r'<tr class="intention"', page)) == b.plans > 0
     assert len(re.findall(r'<tr class="effect"', page)) == len(b.totals) > 0
     seek = next(t for t in b.totals if t.act == "seek")
     assert f"spent {seek.ratio:.2f} times as many ticks in sight" in page

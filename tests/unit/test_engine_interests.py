@@ -11,8 +11,8 @@ from kernel import events as ev
 from kernel.engine import scenario as msc
 from kernel.log import read_ticks
 from kernel.mind.basins import BasinBook
-from kernel.mind.intend import IntentBook
-from kernel.report.intentions import WORLD_KINDS, effect
+from kernel.mind.plans import PlanBook
+from kernel.report.plans import WORLD_KINDS, effect
 from kernel.testing import ScriptedOracle
 
 
@@ -46,21 +46,21 @@ def test_each_villager_with_basins_is_seeded_at_its_founding_and_moved_at_every_
 
 def test_every_night_asks_a_plan_of_every_villager_who_reflects_for_the_next_day(planned):
     sc, oracle, report, path = planned
-    intended = events(path, ev.Intended)
-    assert {(e.villager, e.day) for e in intended} == {(p.id, d) for p in sc.world.people
+    planned = events(path, ev.Planned)
+    assert {(e.villager, e.day) for e in planned} == {(p.id, d) for p in sc.world.people
                                                       for d in (1, 2, 3)}
     assert [p.counts["asked"] for p in report.plans] == [3, 3, 3]
 
 
-def test_the_basins_and_intentions_folded_from_the_log_are_the_runs_own(planned):
+def test_the_basins_and_plans_folded_from_the_log_are_the_runs_own(planned):
     sc, oracle, report, path = planned
-    basins, intents = BasinBook(), IntentBook()
-    engine.fold(path, [basins, intents])
+    basins, plans = BasinBook(), PlanBook()
+    engine.fold(path, [basins, plans])
     live = engine.Engine(sc, oracle)
     for t in read_ticks(path):
         live.books["basins"].apply(t.tick, t.events)
     assert basins.states == live.books["basins"].states and basins.readings == live.books["basins"].readings
-    assert intents.of_day(1) and set(intents.of_day(1)) == {p.id for p in sc.world.people}
+    assert plans.of_day(1) and set(plans.of_day(1)) == {p.id for p in sc.world.people}
 
 
 def test_the_world_carries_the_plans_out_and_the_ablation_is_the_world_without_them(tmp_path,
@@ -74,7 +74,7 @@ def test_the_world_carries_the_plans_out_and_the_ablation_is_the_world_without_t
     unplanned = [tuple(e for e in t.events if isinstance(e, WORLD_KINDS))
                  for t in read_ticks(path3)]
     # carry_out false: plans are asked and logged, and the world is as if there were none
-    assert events(path2, ev.Intended) and ignored == unplanned
+    assert events(path2, ev.Planned) and ignored == unplanned
     assert world[:200] == ignored[:200] and world != ignored
     got = effect(sc, path)
     assert got.outcomes and all(o.day >= 1 for o in got.outcomes)
@@ -87,7 +87,7 @@ def test_a_world_config_with_basins_and_a_thought_file_without_an_attractor_bloc
         tmp_path):
     _, oracle, _, path = run(tmp_path, "unseeded", basins=BASINS)
     _, _, _, plain = run(tmp_path, "plain")
-    assert not events(path, (ev.BasinsSeeded, ev.BasinsMoved, ev.Intended))
+    assert not events(path, (ev.BasinsSeeded, ev.BasinsMoved, ev.Planned))
     assert events(path) == events(plain)
     assert {a.purpose for a in oracle.asked} == {"questions", "statement", "night"}
 

@@ -14,14 +14,14 @@ from kernel import laws
 from kernel.calendar import Calendar
 from kernel.laws import attractor as la
 from kernel.mind.basins import BasinBook, basins_round, folded, view
-from kernel.mind.intend import IntentBook, plan_round
+from kernel.mind.plans import PlanBook, plan_round
 from kernel.mind.reflect import Due
 from kernel.mind.settings import AttractorSettings, PlanSettings, load
 from kernel.oracle.base import Said
 from kernel.seam import shaped
 from kernel.seam.interests import plan_schema, update_schema
 from kernel.testing import ScriptedOracle
-from kernel.world.step import Intent
+from kernel.world.step import Plan
 
 DAY = 2000
 NOW = DAY - 1
@@ -179,33 +179,33 @@ def test_a_plan_names_only_villagers_met_and_cells_eaten_on_in_its_request(st):
     assert whos["home"] is None
 
 
-def test_an_accepted_intention_is_an_event_for_the_next_day(st):
+def test_an_accepted_plan_is_an_event_for_the_next_day(st):
     got, _ = plan(st, {"plan": [{"do": "seek", "who": "Ander"}, {"do": "forage", "at": "4,5"}]})
-    kept = [e for e in got.events if isinstance(e, ev.Intended)]
+    kept = [e for e in got.events if isinstance(e, ev.Planned)]
     assert [(e.act, e.whom, e.x, e.y, e.day) for e in kept] == [("seek", 2, None, None, 1),
                                                                ("forage", None, 4, 5, 1)]
-    book = IntentBook()
+    book = PlanBook()
     book.apply(NOW, got.events)
-    assert book.of_day(1) == {1: (Intent("seek", whom=2), Intent("forage", cell=(4, 5)))}
+    assert book.of_day(1) == {1: (Plan("seek", whom=2), Plan("forage", cell=(4, 5)))}
 
 
-def test_an_intention_naming_the_unknown_twice_or_against_an_earlier_one_is_refused(st):
+def test_a_plan_naming_the_unknown_twice_or_against_an_earlier_one_is_refused(st):
     st = dataclasses.replace(st, plan=PlanSettings(6, 96, True))
     got, _ = plan(st, {"plan": [{"do": "seek", "who": "Mose"}, {"do": "forage", "at": "9,9"},
                                 {"do": "share", "who": "Ander"}, {"do": "avoid", "who": "Ander"},
                                 {"do": "share", "who": "Ander"}, {"do": "home", "who": "Ander"}]})
     checks = [(e.index, e.check) for e in got.events if isinstance(e, ev.Refusal)]
     assert checks == [(1, "unknown"), (2, "unknown"), (4, "conflict"), (5, "twice"), (6, "act")]
-    assert [e.act for e in got.events if isinstance(e, ev.Intended)] == ["share"]
+    assert [e.act for e in got.events if isinstance(e, ev.Planned)] == ["share"]
 
 
-def test_a_plan_that_is_not_the_shape_is_refused_whole_and_intends_nothing(st):
+def test_a_plan_that_is_not_the_shape_is_refused_whole_and_plans_nothing(st):
     got, _ = plan(st, {"plan": [{"do": "dance"}]})
     assert [type(e).__name__ for e in got.events] == ["Answered", "Refusal"]
     assert got.events[1].check == "shaped"
 
 
-def test_the_plan_check_reads_any_intention_of_the_closed_set():
+def test_the_plan_check_reads_any_plan_of_the_closed_set():
     check = plan_schema(3)
     said = Said(text='{"plan":[{"do":"seek","who":"Zed"}]}', done_reason="stop", tokens_in=1,
                 tokens_out=1, took_ns=1, load_ns=0, model="m", digest="d")

@@ -22,7 +22,7 @@ from kernel.laws.interview import Query, correct, named, truth
 from kernel.laws.perception import PerceptionError, perceive
 from kernel.laws.places import Place, Places
 from kernel.laws.window import collapse
-from kernel.mind.intend import Planning, judge, places
+from kernel.mind.plans import Planning, judge, places
 
 RULES = engine.load_rules()
 REPO = Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
-"""Tomorrow's plans (kernel.mind.intend), where the thought settings have a plan block: at a
+"""Tomorrow's plans (kernel.mind.plans), where the thought settings have a plan block: at a
 night, after the basins, each villager who reflects proposes its plan for tomorrow. Its book is
-the plans the world carries out ("intents", kept in every run, so a fork that drops the plan
+the plans the world carries out ("plans", kept in every run, so a fork that drops the plan
 block still carries out the plans made before it); its part of the report the night's plans."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from kernel import events as ev
 from kernel.engine.feature import EngineState, Feature, Makers, TickState
 from kernel.engine.scenario import Scenario
-from kernel.mind.intend import IntentBook, plan_round
+from kernel.mind.plans import PlanBook, plan_round
 from kernel.mind.settings import Settings
 
 
@@ -19,7 +19,7 @@ def _on(settings: Settings | None) -> bool:
 
 
 def _books(sc: Scenario, settings: Settings | None) -> Makers:
-    return {"intents": lambda sc, memory: IntentBook()}
+    return {"plans": lambda sc, memory: PlanBook()}
 
 
 def plan_phase(en: EngineState, ts: TickState, so_far: Sequence[ev.Event]) -> Sequence[ev.Event]:

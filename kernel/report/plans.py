@@ -1,17 +1,17 @@
-"""What became of each intention, beside the same day in a world told to ignore intentions.
+"""What became of each plan, beside the same day in a world told to ignore plans.
 
-For every accepted intention of a run (an `Intended` event), on the day it was for: the ticks
+For every accepted plan of a run (a `Planned` event), on the day it was for: the ticks
 the villager spent in sight of the one it sought or kept away from, the parcels it handed to
 the one it shared with, the ticks it spent on or beside the cell it meant to forage on, or on
 or beside its home (its founding cell). Each is measured twice, from the same start: in the
-run's own world (stepped with the log's intentions, and checked to give the log's world events
+run's own world (stepped with the log's plans, and checked to give the log's world events
 tick for tick), and in the ablation, the same world stepped from the first tick of `from_day`
-with no intentions at all. The world reads nothing of the mind but its intentions, so the
+with no plans at all. The world reads nothing of the mind but its plans, so the
 ablation is exactly the world of a fork at that day whose thought file sets `carry_out` false,
 whatever that fork's minds would go on to say; it needs no model.
 
 This module owns those measures and their order; the world's rule is kernel.world.step's and
-the intentions are folded by kernel.mind.intend. It reads a log and its scenario and writes
+the plans are folded by kernel.mind.plans. It reads a log and its scenario and writes
 nothing.
 """
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from kernel import events as ev
 from kernel.engine.projection import fold
 from kernel.errors import VillageError
-from kernel.mind.intend import IntentBook
+from kernel.mind.plans import PlanBook
 from kernel.world.step import World, initial, step
 
 WORLD_KINDS = (ev.Founded, ev.Walked, ev.Ate, ev.Gathered, ev.Begged, ev.Gave, ev.Took,
@@ -37,7 +37,7 @@ MEASURES = {"seek": "ticks in sight", "avoid": "ticks in sight", "share": "parce
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """One intention and what it came to: `kept` in the run, `ignored` in the ablation."""
+    """One plan and what it came to: `kept` in the run, `ignored` in the ablation."""
 
     villager: int
     name: str
@@ -51,13 +51,13 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True)
 class Effect:
-    """Every intention's outcome from `from_day` on, in the log's order, and totals by act."""
+    """Every plan's outcome from `from_day` on, in the log's order, and totals by act."""
 
     from_day: int
     outcomes: tuple[Outcome, ...]
 
     def totals(self) -> list[tuple[str, str, int, int, int]]:
-        """(act, measure, intentions, total kept, total ignored), acts in their fixed order."""
+        """(act, measure, plans, total kept, total ignored), acts in their fixed order."""
         out = []
         for act, measure in MEASURES.items():
             xs = [o for o in self.outcomes if o.act == act]
@@ -67,7 +67,7 @@ class Effect:
         return out
 
 
-def _frames(sc, intents: IntentBook | None, ticks: int, from_tick: int
+def _frames(sc, book: PlanBook | None, ticks: int, from_tick: int
             ) -> Iterator[tuple[int, World, tuple[ev.Event, ...]]]:
     st = sc.settings
     carried = st is not None and st.plan is not None and st.plan.carry_out
@@ -75,21 +75,21 @@ def _frames(sc, intents: IntentBook | None, ticks: int, from_tick: int
     w = initial(sc.world)
     for t in range(ticks):
         plans = None
-        if intents is not None and carried and t < from_tick:
-            plans = intents.of_day(cal.day_of(t)) or None
+        if book is not None and carried and t < from_tick:
+            plans = book.of_day(cal.day_of(t)) or None
         w, events = step(w, t, plans)
         yield t, w, events
 
 
 class _Logged:
-    """What the measure reads of a log, folded as a projection: its intentions, and each
+    """What the measure reads of a log, folded as a projection: its plans, and each
     tick's world events."""
 
     def __init__(self) -> None:
         self.start()
 
     def start(self) -> None:
-        self.book = IntentBook()
+        self.book = PlanBook()
         self.world: list[tuple[ev.Event, ...]] = []
 
     def apply(self, tick: int, events) -> None:
@@ -98,7 +98,7 @@ class _Logged:
 
 
 def effect(sc, log_path: str | os.PathLike, from_day: int = 1) -> Effect:
-    """Every intention for `from_day` (counted from 0) and later, measured in the run's world
+    """Every plan for `from_day` (counted from 0) and later, measured in the run's world
     and in the ablation from that day's first tick."""
     got = _Logged()
     fold(log_path, [got])
@@ -122,7 +122,7 @@ def effect(sc, log_path: str | os.PathLike, from_day: int = 1) -> Effect:
 
 
 def _measure(sc, frames, wanted, logged) -> list[int]:
-    """Each wanted intention's measure over its day in `frames`; with `logged`, every frame's
+    """Each wanted plan's measure over its day in `frames`; with `logged`, every frame's
     world events are checked against the log's."""
     cal = sc.world.calendar
     index = {p.id: i for i, p in enumerate(sc.world.people)}

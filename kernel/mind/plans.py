@@ -1,13 +1,13 @@
-"""A plan for tomorrow: a few intentions from a closed set, proposed at night, checked by code,
+"""Plans for tomorrow: a few from a closed set, proposed at night, checked by code,
 and handed to the world's policy the next day.
 
 At every night, after consolidation and the basins' update, each villager who reflects gets
 one plan call: its basins as they stand after tonight's update, its thoughts of the day, the
 villagers it has met (anyone its rows are about) and the cells it remembers eating on (its
 living meal rows; in a world in words, the places, by name), and the plan schema (kernel.seam.interests) built from those, so a grammar
-can only name the known. The answer becomes a value through `shaped`; each intention is then
+can only name the known. The answer becomes a value through `shaped`; each plan is then
 judged in order and refused by the check it fails (one `Rejection` event each), or accepted as
-an `Intended` event for the next day:
+a `Planned` event for the next day:
 
 1. its act is one of the closed set, with the parameter that act takes and no other;
 2. a villager it names is one this villager has met, a cell one it remembers eating on (a
@@ -16,8 +16,8 @@ an `Intended` event for the next day:
 4. it does not undo an earlier accepted one (seek or share with someone it also keeps away
    from, or the other way round).
 
-`IntentBook` is the projection: the accepted intentions of each day, by villager, folded from
-`Intended` events. What the world does with them is kernel.world.step's. This module owns the
+`PlanBook` is the projection: the accepted plans of each day, by villager, folded from
+`Planned` events. What the world does with them is kernel.world.step's. This module owns the
 plan's order, its checks and their wording; it writes nothing and calls no model but through
 the oracle it is handed.
 """
@@ -44,7 +44,7 @@ from kernel.mind.settings import Settings
 from kernel.oracle.base import Said
 from kernel.seam import Rendered, render, shaped
 from kernel.seam.interests import ACTS, CELL_ACTS, PLAN, WHOM_ACTS, plan_schema
-from kernel.world.step import Intent
+from kernel.world.step import Plan
 
 PLACES = 6
 """The most cells a plan call shows: the newest remembered first."""
@@ -53,33 +53,33 @@ THOUGHTS = 4
 UNDOES = {"seek": "avoid", "share": "avoid", "avoid": ("seek", "share")}
 
 
-class IntentBook:
-    """The accepted intentions of each day, by villager, in the order accepted."""
+class PlanBook:
+    """The accepted plans of each day, by villager, in the order accepted."""
 
     def __init__(self) -> None:
         self.start()
 
     def start(self) -> None:
-        self.days: dict[int, dict[int, list[Intent]]] = {}
+        self.days: dict[int, dict[int, list[Plan]]] = {}
 
     def apply(self, tick: int, events: Sequence[ev.Event]) -> None:
         for e in events:
-            if isinstance(e, ev.Intended):
-                self.days.setdefault(e.day, {}).setdefault(e.villager, []).append(intent_of(e))
+            if isinstance(e, ev.Planned):
+                self.days.setdefault(e.day, {}).setdefault(e.villager, []).append(plan_of(e))
 
-    def of_day(self, day: int) -> dict[int, tuple[Intent, ...]]:
-        """Each villager's intentions for `day` (0-based), by villager id; empty for none."""
+    def of_day(self, day: int) -> dict[int, tuple[Plan, ...]]:
+        """Each villager's plans for `day` (0-based), by villager id; empty for none."""
         return {v: tuple(xs) for v, xs in self.days.get(day, {}).items()}
 
 
-def intent_of(e: ev.Intended) -> Intent:
-    return Intent(act=e.act, whom=e.whom,
+def plan_of(e: ev.Planned) -> Plan:
+    return Plan(act=e.act, whom=e.whom,
                   cell=None if e.x is None or e.y is None else (e.x, e.y))
 
 
 @dataclass(slots=True)
 class Planning:
-    """One villager's plan call and what became of each intention."""
+    """One villager's plan call and what became of each plan."""
 
     villager: int
     name: str
@@ -91,7 +91,7 @@ class Planning:
     places: tuple[tuple[int, int], ...] | tuple[str, ...]   # cells, or places' names in words
     said: Said | None = None
     refused: list[Rejection] = field(default_factory=list)
-    accepted: list[ev.Intended] = field(default_factory=list)
+    accepted: list[ev.Planned] = field(default_factory=list)
     where: Places | None = None     # the world's places, where it is in words
 
 
@@ -109,7 +109,7 @@ class Plans:
 
     @property
     def counts(self) -> dict[str, int]:
-        """What the night's plans came to: asked, refused whole, intentions accepted and refused."""
+        """What the night's plans came to: asked, refused whole, plans accepted and refused."""
         whole = sum(1 for p in self.plans if p.refused and p.refused[0].check == "shaped")
         return {"asked": len(self.plans), "refused_whole": whole,
                 "accepted": sum(len(p.accepted) for p in self.plans),
@@ -154,7 +154,7 @@ def plan_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequenc
                states: Mapping[int, la.AttractorState], book: FeltBook | None, oracle,
                st: Settings, world) -> Plans:
     """The plans for tomorrow at tick `now` for `villagers` (in order): every call, then each
-    answer judged intention by intention. `world` is the scenario's world config, whose
+    answer judged plan by plan. `world` is the scenario's world config, whose
     people's names a plan may seek and whose calendar says which day tomorrow is."""
     names = {q.id: q.name for q in world.people}
     calendar: Calendar = world.calendar
@@ -204,7 +204,7 @@ def _judged(x: Planning, day: int, most: int) -> list[ev.Event]:
         taken.append(verdict)
         whom = target if isinstance(target, int) else None
         cell = target if isinstance(target, tuple) else None
-        e = ev.Intended(villager=x.villager, day=day, index=i, act=act, whom=whom,
+        e = ev.Planned(villager=x.villager, day=day, index=i, act=act, whom=whom,
                         x=None if cell is None else cell[0], y=None if cell is None else cell[1])
         x.accepted.append(e)
         events.append(e)
@@ -212,7 +212,7 @@ def _judged(x: Planning, day: int, most: int) -> list[ev.Event]:
 
 
 def judge(item: Mapping, x: Planning, taken: Sequence[tuple]) -> tuple | Rejection:
-    """One intention against the rules above: (act, its villager id or cell or None), or the
+    """One plan against the rules above: (act, its villager id or cell or None), or the
     refusal of the first rule it fails."""
     act = item["do"]
     who, at = item.get("who"), item.get("at")

@@ -1,5 +1,5 @@
-"""The world's policy under intentions: a preference among what the draws allow, never a new
-act and never a new draw; and no intentions is the world as it always was."""
+"""The world's policy under plans: a preference among what the draws allow, never a new
+act and never a new draw; and no plans is the world as it always was."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from kernel.world.step import (
     DRAWS,
     PICK,
     TAKE,
-    Intent,
+    Plan,
     _stream,
     initial,
     step,
@@ -39,12 +39,12 @@ def worlds_and_plans(draw):
         xs = []
         for a in acts:
             if a in ("seek", "avoid", "share"):
-                xs.append(Intent(a, whom=draw(st.sampled_from(others))))
+                xs.append(Plan(a, whom=draw(st.sampled_from(others))))
             elif a == "forage":
-                xs.append(Intent(a, cell=(draw(st.integers(0, cfg.width - 1)),
+                xs.append(Plan(a, cell=(draw(st.integers(0, cfg.width - 1)),
                                           draw(st.integers(0, cfg.height - 1)))))
             else:
-                xs.append(Intent(a))
+                xs.append(Plan(a))
         plans[v] = tuple(xs)
     return cfg, plans
 
@@ -60,7 +60,7 @@ def _run(cfg, ticks, plans=None):
 
 @SLOW
 @given(worlds_and_plans())
-def test_a_world_without_intentions_is_the_world_as_it_always_was(case):
+def test_a_world_without_plans_is_the_world_as_it_always_was(case):
     cfg, _ = case
     a, ea = _run(cfg, TICKS)
     b, eb = _run(cfg, TICKS, {})
@@ -71,9 +71,9 @@ def test_a_world_without_intentions_is_the_world_as_it_always_was(case):
 
 @SLOW
 @given(worlds_and_plans())
-def test_an_intention_never_makes_an_act_the_draws_did_not_allow(case):
+def test_a_plan_never_makes_an_act_the_draws_did_not_allow(case):
     """A gift needs the draw's chance to give, a take the draw's chance to take, and a fed
-    villager's setting out the draw's chance to wander, with intentions as without."""
+    villager's setting out the draw's chance to wander, with plans as without."""
     cfg, plans = case
     pol = cfg.policy
     deal = max(pol.give_to_hungry, pol.give)
@@ -96,7 +96,7 @@ def test_an_intention_never_makes_an_act_the_draws_did_not_allow(case):
 
 @SLOW
 @given(worlds_and_plans())
-def test_the_same_world_and_intentions_give_the_same_ticks(case):
+def test_the_same_world_and_plans_give_the_same_ticks(case):
     cfg, plans = case
     assert _run(cfg, TICKS, plans)[1] == _run(cfg, TICKS, dict(plans))[1]
 
@@ -109,7 +109,7 @@ def test_a_villager_keeping_away_from_another_never_gives_to_it_or_takes_from_it
     for _, events in frames:
         for e in events:
             if isinstance(e, ev.Gave):
-                assert Intent("avoid", whom=e.receiver) not in plans[e.giver]
+                assert Plan("avoid", whom=e.receiver) not in plans[e.giver]
             elif isinstance(e, ev.Took):
-                assert Intent("avoid", whom=e.owner) not in plans[e.taker]
-                assert Intent("share", whom=e.owner) not in plans[e.taker]
+                assert Plan("avoid", whom=e.owner) not in plans[e.taker]
+                assert Plan("share", whom=e.owner) not in plans[e.taker]
