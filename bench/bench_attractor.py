@@ -2,8 +2,8 @@
 
 This module owns that table and nothing else. Each pattern is a fixed sequence
 of 20 updates to four basins seeded at 0.5; each is run under the current rules
-(`laws.attractor_update`) and the proposed single rule
-(`laws.attractor_update_single`), and the table gives each basin's final
+(`laws.update_basins`) and the proposed single rule
+(`laws.update_basins_single`), and the table gives each basin's final
 weight, the normalised entropy and the trajectory label. It calls no model,
 writes no files and reads nothing of the kernel but `kernel.laws`. There is
 nothing to time: the figures are values, the same on every machine.
@@ -16,28 +16,28 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from kernel import laws
-from kernel.laws import AttractorUpdate, BasinUpdate
+from kernel.laws import BasinsUpdate, BasinUpdate
 
 LABELS = ("Systems", "Music", "Cooking", "Tides")
 UPDATES = 20
-RULES: tuple[tuple[str, Callable[..., laws.AttractorState]], ...] = (
-    ("current", laws.attractor_update),
-    ("single", laws.attractor_update_single),
+RULES: tuple[tuple[str, Callable[..., laws.BasinsState]], ...] = (
+    ("current", laws.update_basins),
+    ("single", laws.update_basins_single),
 )
 
 
-def _say(*pairs: tuple[str, float]) -> AttractorUpdate:
-    return AttractorUpdate(basins=tuple(BasinUpdate(slug, d) for slug, d in pairs))
+def _say(*pairs: tuple[str, float]) -> BasinsUpdate:
+    return BasinsUpdate(basins=tuple(BasinUpdate(slug, d) for slug, d in pairs))
 
 
 # name, what the sequence is, and the update it gives at update k (1 to UPDATES)
-PATTERNS: tuple[tuple[str, str, Callable[[int], AttractorUpdate]], ...] = (
+PATTERNS: tuple[tuple[str, str, Callable[[int], BasinsUpdate]], ...] = (
     ("repeated positive", "systems +0.1 at every update, the others left out",
      lambda k: _say(("systems", 0.1))),
     ("alternating", "systems +0.2 at odd updates and -0.2 at even ones, the others left out",
      lambda k: _say(("systems", 0.2 if k % 2 else -0.2))),
     ("quiet stretch", "systems +0.3 at updates 1 and 2, then 18 updates that say nothing",
-     lambda k: _say(("systems", 0.3)) if k <= 2 else AttractorUpdate()),
+     lambda k: _say(("systems", 0.3)) if k <= 2 else BasinsUpdate()),
     ("omitted vs zero", "music listed with delta 0 at every update, the others left out",
      lambda k: _say(("music", 0.0))),
 )
@@ -58,7 +58,7 @@ def table(updates: int = UPDATES) -> list[Row]:
     rows = []
     for rule_name, rule in RULES:
         for name, _, update_at in PATTERNS:
-            state = laws.attractor_seed(LABELS)
+            state = laws.seed_basins(LABELS)
             for k in range(1, updates + 1):
                 state = rule(state, update_at(k))
             rows.append(Row(rule_name, name, state.weights, laws.entropy(state),

@@ -181,11 +181,11 @@ class Purpose(StrEnum):
     QUESTIONS = "questions"     # a reflection's questions
     STATEMENT = "statement"     # a reflection's statement, one a question
     NIGHT = "night"             # a night's consolidation plan
-    BASINS = "basins"           # the standing interests' update
-    NEW_BASIN = "new-basin"     # a new interest the update proposes (refusals only)
-    BASIN_LINK = "basin-link"   # a link between two interests the update proposes (refusals only)
-    KEYWORDS = "keywords"       # a new interest's keywords
-    PLAN = "plan"               # tomorrow's plan
+    BASINS = "basins"           # the basins' update
+    NEW_BASIN = "new-basin"     # a new basin the update proposes (refusals only)
+    BASIN_LINK = "basin-link"   # a link between two basins the update proposes (refusals only)
+    KEYWORDS = "keywords"       # a new basin's keywords
+    PLAN = "plan"               # tomorrow's plans
     TALK = "talk"               # an utterance that starts a talk
     ANSWER = "answer"           # an utterance that answers one
     INTERVIEW = "interview"     # an interview question's answer
@@ -322,13 +322,13 @@ class Absorbed(Event):
     stored: int
 
 
-# --- standing interests and plans: what the night's checked calls settled ------------
+# --- basins and plans: what the night's checked calls settled ----------------------
 
 
 @dataclass(frozen=True, slots=True)
 class BasinsSeeded(Event):
     """A villager founded at this tick holds the world config's basins for it, by label, each
-    at the attractor's seed weight (the labels in the config's order)."""
+    at the basins' seed weight (the labels in the config's order)."""
 
     kind: ClassVar[str] = "basins_seeded"
     concerns: ClassVar[tuple[str | None, str | None]] = ("villager", None)
@@ -338,7 +338,7 @@ class BasinsSeeded(Event):
 
 @dataclass(frozen=True, slots=True)
 class BasinsMoved(Event):
-    """A night's accepted attractor update, under `rule` ("current" or "single"): each of
+    """A night's accepted basins update, under `rule` ("current" or "single"): each of
     `basins` (slugs) moved by its delta in `deltas` (thousandths, already clamped), with the
     keywords `added` and `removed` (one list per basin); `born` a new basin's label ("" for
     none) with `born_keywords`; connections `linked_from[i]` to `linked_to[i]`; the emerging

@@ -18,7 +18,7 @@ from kernel.world.config import GivenRow, Person
 class Cast:
     """A scenario's villagers: each one's name (`names`) and the set of them the grounded seam
     holds names to (`village`); the tick each is founded at; the rows each is given at its
-    founding; the standing interests each reflecting villager is seeded with (`seeds`); and
+    founding; the basins each reflecting villager is seeded with (`seeds`); and
     the reflecting villagers, as ids (`talkers`: who may talk) and as people, in the config's
     order (`reflecting`)."""
 

@@ -57,14 +57,15 @@ class Question:
 
 @dataclass(frozen=True, slots=True)
 class Variant:
-    """One way of asking the battery: rows hidden from memory, retrieval changed, interests
-    left out; `needs` what a run must have for the variant to mean anything."""
+    """One way of asking the battery: rows hidden from memory, retrieval changed, basins
+    left out (`interests` false in the battery file); `needs` what a run must have for the
+    variant to mean anything."""
 
     name: str
     description: str = ""
     hide: tuple[str, ...] = ()
     retrieval: Mapping | None = None
-    interests: bool = True
+    basins: bool = True
     needs: str | None = None
 
     def hides(self, m: Memory) -> bool:
@@ -135,7 +136,7 @@ def of(value: Mapping, path: Path | None = None, sha256: str = "") -> Battery:
         names.add(v["name"])
         vs.append(Variant(name=v["name"], description=v.get("description", ""),
                           hide=tuple(v.get("hide", ())), retrieval=v.get("retrieval"),
-                          interests=v.get("interests", True), needs=v.get("needs")))
+                          basins=v.get("interests", True), needs=v.get("needs")))
     return Battery(path=path, sha256=sha256 or config.digest(config.thaw(value)), questions=tuple(qs), variants=tuple(vs),
                    chars=value.get("chars", ANSWER_CHARS), limit=value.get("limit", LIMIT))
 

@@ -1,7 +1,7 @@
 """A battery of interviews over one log at one tick: folded, asked, judged, scored.
 
 `at(log, sc, tick)` folds the log's frames up to and including `tick` (never one after) into
-each villager's rows, felt state and standing interests, with the vectors the scenario's
+each villager's rows, felt state and basins, with the vectors the scenario's
 recording holds for rows it embedded. `ask(...)` then puts every question to every villager
 named, under every variant named: one embedding call for the rows not yet embedded and the
 questions, one batch of interview calls, one embedding call for the accepted answers (their
@@ -105,7 +105,7 @@ def at(log: str | os.PathLike, sc: Scenario, tick: int | None, *,
     settings_of(sc)
     mem = MemoryProjection(sc.rules)
     felt = felt_of(sc)
-    basins = BasinBook() if sc.settings.attractor is not None else None
+    basins = BasinBook() if sc.settings.basins is not None else None
     ps: list = [mem]
     if felt is not None:
         ps.append(felt.follow(mem))
@@ -148,7 +148,7 @@ def applies(v: Variant, a: At) -> bool:
     if v.needs == "felt":
         return a.felt is not None and st.retrieval.importance == "felt"
     if v.needs == "basins":
-        return a.basins is not None and st.attractor is not None
+        return a.basins is not None and st.basins is not None
     if v.needs == "talk":
         return st.talk is not None
     return True
@@ -162,10 +162,10 @@ def mind_of(a: At, villager: int, v: Variant) -> mi.Mind:
     felt = a.felt if rt.importance == "felt" else None
     mine, gone, live = memory_at(a.tick, villager, stream,
                                  felt if felt is not None else a.felt, _with(st, rt))
-    interests = (view(a.basins.of(villager), st) if a.basins is not None and v.interests
-                 else "")
+    shown = (view(a.basins.of(villager), st) if a.basins is not None and v.basins
+             else "")
     return mi.Mind(villager=villager, name=a.names[villager], now=a.tick, day=a.day,
-                   mine=mine, gone=gone, live=live, felt=felt, interests=interests,
+                   mine=mine, gone=gone, live=live, felt=felt, basins=shown,
                    village=frozenset(p.name for p in a.sc.world.people))
 
 

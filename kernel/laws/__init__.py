@@ -8,8 +8,8 @@ a villager reflects and what the seam accepts (`reflection`, `statement`, and
 which memories a question retrieves (`retrieval`), what a prompt shows of
 them, each repeated line once with every id (`window`), how strongly a row is
 felt, in integer thousandths, as it fades, is re-felt, absorbed and
-forgotten (`felt`, the laws a run feels by), how the attractor drifts
-(`attractor`, which no run calls yet), and how much of what a model said
+forgotten (`felt`, the laws a run feels by), how the basins drift
+(`basins`, which no run calls yet), and how much of what a model said
 means something (`minds`, the measure of a run's answers, which changes
 nothing in a run). Its errors are `LawError` and
 `PerceptionError` (kernel.errors). It must not import the log, the store,
@@ -20,24 +20,24 @@ it does.
 
 from kernel.laws import felt
 from kernel.laws._errors import LawError, PerceptionError
-from kernel.laws.attractor import (
+from kernel.laws.basins import (
     CONVERGING,
     DIVERGING,
     RESTRUCTURING,
     STABLE,
-    AttractorParams,
-    AttractorState,
-    AttractorUpdate,
     Basin,
+    BasinsParams,
+    BasinsState,
+    BasinsUpdate,
     BasinUpdate,
     NewBasin,
-    attractor_seed,
-    attractor_update,
-    attractor_update_single,
     consolidation_due,
     entropy,
+    seed_basins,
     slugify,
     trajectory,
+    update_basins,
+    update_basins_single,
 )
 from kernel.laws.grounded import Claim, claims, judge_grounded, named
 from kernel.laws.memory import KINDS, Memory, ThoughtWeight
@@ -76,9 +76,9 @@ __all__ = [
     "PLACES",
     "RESTRUCTURING",
     "STABLE",
-    "AttractorParams",
-    "AttractorState",
-    "AttractorUpdate",
+    "BasinsParams",
+    "BasinsState",
+    "BasinsUpdate",
     "Basin",
     "BasinUpdate",
     "Claim",
@@ -96,9 +96,9 @@ __all__ = [
     "StatementRefusal",
     "ThoughtWeight",
     "Verdict",
-    "attractor_seed",
-    "attractor_update",
-    "attractor_update_single",
+    "seed_basins",
+    "update_basins",
+    "update_basins_single",
     "cite",
     "claims",
     "collapse",

@@ -265,7 +265,7 @@ PURPOSES = (Purpose.QUESTIONS, Purpose.STATEMENT, Purpose.NIGHT, Purpose.BASINS,
 reflection's two, the night's consolidation plan, then, where a run has basins and plans,
 the basins' update, a keyword consolidation and the plan for tomorrow, and, where its
 villagers talk, an utterance started at a meeting and an answer to one."""
-INTERESTS = ("basins", "keywords", "plan")
+BASINS_AND_PLANS = ("basins", "keywords", "plan")
 TALKS = (Purpose.TALK, Purpose.ANSWER)
 ALWAYS = PURPOSES[:3]
 """The purposes every measure shows, with answers or none; the others where a run has any."""
@@ -343,6 +343,7 @@ class Tally:
     plans_with_group: int = 0
     absorbed: int = 0
     interest_calls: int = 0      # the basins' updates, keyword consolidations and plans ahead
+    # (its name is a key of `village minds --json`, so it keeps its old word)
     utterances: int = 0          # talk calls: utterances started and answers
     said: int = 0                # of them, the utterances the seam let be said
     refusals: tuple[tuple[str, int], ...] = ()
@@ -398,7 +399,7 @@ def tally(answers: Iterable[AnswerRead], thoughts: Iterable[ThoughtMark] = (),
         recurred=sum(a.became == "recurred" for a in of["statement"]),
         plans=len(of["night"]), plans_with_group=sum(a.groups > 0 for a in of["night"]),
         absorbed=sum(a.absorbed for a in of["night"]),
-        interest_calls=sum(len(of[p]) for p in INTERESTS),
+        interest_calls=sum(len(of[p]) for p in BASINS_AND_PLANS),
         utterances=sum(len(of[p]) for p in TALKS),
         said=sum(a.became == "said" for p in TALKS for a in of[p]),
         refusals=tuple(sorted(checks.items())),

@@ -1,23 +1,23 @@
-"""Standing interests: each villager's attractor basins, folded from the log, shown in its
+"""Basins: each villager's basins, folded from the log, shown in its
 prompts, and moved each night by one checked update call.
 
 A villager the world config gives basins holds them from its founding tick (a `BasinsSeeded`
-event, where the thought settings have an attractor block). At every night, after
+event, where the thought settings have an `attractor` block). At every night, after
 consolidation, each villager who holds basins gets one update call: its basins as shown (the
-view, `view`), the day's rows, thoughts first, and the update schema (kernel.seam.interests)
+view, `view`), the day's rows, thoughts first, and the update schema (kernel.seam.basins)
 built from its basins' labels. The answer becomes a value only through `shaped`; then each
 part is judged on its own, refused by the check it fails (one `Rejection` event each) and left
-out, and the rest is one `BasinsMoved` event, applied by the attractor's laws under the
+out, and the rest is one `BasinsMoved` event, applied by the basins' laws under the
 settings' rule: a basin named moves by its delta, clamped to the law's bound as it is read
 here; the others relax (or, under the single rule, every basin relaxes and takes its delta).
 An answer that is not the shape refused whole changes nothing, not even the relaxing. A basin
 whose keywords have hit their cap often enough then gets one consolidation call, whose
 accepted answer is a `KeywordsConsolidated` event; one refused keeps the keywords as they were.
 
-`BasinBook` is the projection: every villager's `AttractorState` and, for each night it moved,
+`BasinBook` is the projection: every villager's `BasinsState` and, for each night it moved,
 the weights, normalised entropy and trajectory (`BasinReading`), folded from those events and
 nothing else. This module owns the order of the basins' night, its checks and their wording,
-and the view's budget; the rules that move a weight are kernel.laws.attractor's. It writes
+and the view's budget; the rules that move a weight are kernel.laws.basins's. It writes
 nothing: it returns the events to append.
 """
 
@@ -30,15 +30,15 @@ from dataclasses import dataclass, field
 from kernel import events as ev
 from kernel.errors import Refused
 from kernel.events import Purpose
-from kernel.laws import attractor as la
+from kernel.laws import basins as la
 from kernel.laws.memory import Memory
 from kernel.mind import calls
 from kernel.mind.calls import Rejection
 from kernel.mind.reflect import Due
-from kernel.mind.settings import AttractorSettings, Settings
+from kernel.mind.settings import BasinsSettings, Settings
 from kernel.oracle.base import Said
 from kernel.seam import Rendered, render, shaped
-from kernel.seam.interests import (
+from kernel.seam.basins import (
     BASINS_KEYWORDS,
     BASINS_UPDATE,
     BASINS_VIEW,
@@ -51,10 +51,10 @@ from kernel.seam.interests import (
 )
 from kernel.seam.schemas import line_words
 
-PARAMS = la.AttractorParams()
-"""The attractor's numbers, the source document's: seed 0.5, new 0.4, floor 0.05, drift to 0.3."""
+PARAMS = la.BasinsParams()
+"""The basins' numbers, the source document's: seed 0.5, new 0.4, floor 0.05, drift to 0.3."""
 
-RULES = {"current": la.attractor_update, "single": la.attractor_update_single}
+RULES = {"current": la.update_basins, "single": la.update_basins_single}
 """The two update rules a thought file may choose between."""
 
 ACTIVE = 0.4
@@ -78,12 +78,12 @@ class BasinBook:
     """Every villager's basins, folded from `BasinsSeeded`, `BasinsMoved` and
     `KeywordsConsolidated` events, and a `BasinReading` for every night one moved."""
 
-    def __init__(self, params: la.AttractorParams = PARAMS):
+    def __init__(self, params: la.BasinsParams = PARAMS):
         self.params = params
         self.start()
 
     def start(self) -> None:
-        self.states: dict[int, la.AttractorState] = {}
+        self.states: dict[int, la.BasinsState] = {}
         self.readings: dict[int, list[BasinReading]] = {}
 
     def apply(self, tick: int, events: Sequence[ev.Event]) -> None:
@@ -94,10 +94,10 @@ class BasinBook:
                     s = self.states[e.villager]
                     self.readings.setdefault(e.villager, []).append(reading(tick, s))
 
-    def of(self, villager: int) -> la.AttractorState | None:
+    def of(self, villager: int) -> la.BasinsState | None:
         return self.states.get(villager)
 
-    def after(self, events: Sequence[ev.Event]) -> dict[int, la.AttractorState]:
+    def after(self, events: Sequence[ev.Event]) -> dict[int, la.BasinsState]:
         """Every villager's state with `events` (a tick's so far) folded in, the book unchanged."""
         out = dict(self.states)
         for e in events:
@@ -106,27 +106,27 @@ class BasinBook:
         return out
 
 
-def reading(tick: int, s: la.AttractorState) -> BasinReading:
+def reading(tick: int, s: la.BasinsState) -> BasinReading:
     return BasinReading(tick=tick, weights=tuple((b.slug, b.weight) for b in s.basins),
                    entropy=la.entropy(s), trajectory=la.trajectory(s))
 
 
-def folded(state: la.AttractorState | None, e: ev.Event,
-           params: la.AttractorParams = PARAMS) -> la.AttractorState:
+def folded(state: la.BasinsState | None, e: ev.Event,
+           params: la.BasinsParams = PARAMS) -> la.BasinsState:
     """One basins event folded into a villager's state (None before its seeding)."""
     if isinstance(e, ev.BasinsSeeded):
-        return la.attractor_seed(e.labels, params)
+        return la.seed_basins(e.labels, params)
     if state is None:
-        state = la.AttractorState()
+        state = la.BasinsState()
     if isinstance(e, ev.KeywordsConsolidated):
         return la.consolidated(state, e.basin, e.keywords, params)
     assert isinstance(e, ev.BasinsMoved)
     return RULES[e.rule](state, update_of(e), params)
 
 
-def update_of(e: ev.BasinsMoved) -> la.AttractorUpdate:
+def update_of(e: ev.BasinsMoved) -> la.BasinsUpdate:
     """The law's update that a `BasinsMoved` event records (deltas back from thousandths)."""
-    return la.AttractorUpdate(
+    return la.BasinsUpdate(
         basins=tuple(la.BasinUpdate(slug=s, delta=d / MILLI, add_keywords=a, remove_keywords=r)
                      for s, d, a, r in zip(e.basins, e.deltas, e.added, e.removed, strict=True)),
         new_basins=(la.NewBasin(label=e.born, keywords=e.born_keywords),) if e.born else (),
@@ -143,12 +143,12 @@ def _trend(b: la.Basin) -> str:
     return "rising" if b.trajectory[-1] > b.trajectory[-2] else "falling"
 
 
-def view(state: la.AttractorState | None, st: Settings) -> str:
-    """The basins block a prompt shows, within the attractor block's budget of characters:
+def view(state: la.BasinsState | None, st: Settings) -> str:
+    """The basins block a prompt shows, within the `attractor` block's budget of characters:
     basins above ACTIVE, heaviest first, with weight, trend and connections; the others
     named only. Over budget, the lightest active basin is named only, then the last names
     go, until it fits. No basins: the empty text."""
-    if state is None or not state.basins or st.attractor is None:
+    if state is None or not state.basins or st.basins is None:
         return ""
     label = {b.slug: b.label for b in state.basins}
     order = sorted(state.basins, key=lambda b: (-b.weight, state.basins.index(b)))
@@ -159,7 +159,7 @@ def view(state: la.AttractorState | None, st: Settings) -> str:
             {"label": b.label, "weight": f"{b.weight:.2f}", "trend": _trend(b),
              "links": [label[c] for c in b.connections]} for b in active],
             dormant=resting).text
-        if len(text) <= st.attractor.budget or not (active or resting):
+        if len(text) <= st.basins.budget or not (active or resting):
             return text
         if active:
             resting.insert(0, active.pop().label)
@@ -240,11 +240,11 @@ def day_names(shown: Sequence[Memory], villager: int, names: Mapping[int, str]) 
 
 
 def basins_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequence[Memory]],
-                 states: Mapping[int, la.AttractorState], oracle, st: Settings,
+                 states: Mapping[int, la.BasinsState], oracle, st: Settings,
                  ticks_per_day: int, names: Mapping[int, str]) -> BasinsNight:
     """The basins' night at tick `now` for `villagers` (in order), from their `states` as the
     night stands: every update call, then each answer judged, then the consolidations due."""
-    a = st.attractor
+    a = st.basins
     assert a is not None
     ups: list[Update] = []
     for d in villagers:
@@ -271,7 +271,7 @@ def basins_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Seque
     return BasinsNight(now=now, updates=tuple(ups), consolidations=n, events=(*events, *kept))
 
 
-def _judged(u: Update, state: la.AttractorState, a: AttractorSettings) -> list[ev.Event]:
+def _judged(u: Update, state: la.BasinsState, a: BasinsSettings) -> list[ev.Event]:
     """One update answer: its `Answered`, then a refusal for each part that fails, then the
     accepted rest as one `BasinsMoved` (none where the answer is not the shape at all)."""
     assert u.said is not None
@@ -301,7 +301,7 @@ def _judged(u: Update, state: la.AttractorState, a: AttractorSettings) -> list[e
 class _Parts:
     """The parts of one update answer as they are judged, in order: what stands, what not."""
 
-    def __init__(self, state: la.AttractorState, u: Update):
+    def __init__(self, state: la.BasinsState, u: Update):
         self.state, self.u = state, u
         self.slugs: list[str] = []
         self.deltas: list[int] = []
@@ -370,11 +370,11 @@ def _slug_or_none(label: str) -> str | None:
         return None
 
 
-def _consolidations(now: int, ups: Sequence[Update], states: Mapping[int, la.AttractorState],
+def _consolidations(now: int, ups: Sequence[Update], states: Mapping[int, la.BasinsState],
                     oracle, st: Settings) -> tuple[list[ev.Event], int]:
     """One keyword consolidation call for each basin due (villager by villager, basin by
     basin), each answer accepted as a `KeywordsConsolidated` or refused (keywords kept)."""
-    a = st.attractor
+    a = st.basins
     assert a is not None
     due: list[tuple[Update, la.Basin, Rendered, int, int]] = []
     for u in ups:

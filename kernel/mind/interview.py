@@ -54,7 +54,7 @@ def seed_of(now: int, villager: int, question: str) -> int:
 class Mind:
     """A villager as an interview at tick `now` finds it: every row up to now (what the seam
     reads), why each that left its memory cannot be cited, the live rows (what the question
-    brings to mind), its felt state (None: retrieval by weight) and its interests as a prompt
+    brings to mind), its felt state (None: retrieval by weight) and its basins as a prompt
     shows them ("" for none)."""
 
     villager: int
@@ -65,7 +65,7 @@ class Mind:
     gone: Mapping[int, str]
     live: tuple[Memory, ...]
     felt: FeltBook | None
-    interests: str
+    basins: str
     village: frozenset[str] = frozenset()   # every villager's name, for a grounded seam
 
 
@@ -119,7 +119,7 @@ def prepared(mind: Mind, question: str, query: np.ndarray, rc: Recall | None, st
     # template that opens with who it is and its day, as the shipped one does.
     shown = st.shown(iv.shown, mind.now)
     iv.near = laws.near_lines(shown)
-    iv.prompt = render(template, name=mind.name, day=mind.day, interests=mind.interests,
+    iv.prompt = render(template, name=mind.name, day=mind.day, interests=mind.basins,
                        question=question, memories=shown,
                        lived=st.shown(laws.recent(mind.live, mind.now, st.recent), mind.now))
     iv.schema = interview_schema([m.id for m in iv.shown], chars, bounded=st.bounded,

@@ -4,7 +4,7 @@ and handed to the world's policy the next day.
 At every night, after consolidation and the basins' update, each villager who reflects gets
 one plan call: its basins as they stand after tonight's update, its thoughts of the day, the
 villagers it has met (anyone its rows are about) and the cells it remembers eating on (its
-living meal rows; in a world in words, the places, by name), and the plan schema (kernel.seam.interests) built from those, so a grammar
+living meal rows; in a world in words, the places, by name), and the plan schema (kernel.seam.basins) built from those, so a grammar
 can only name the known. The answer becomes a value through `shaped`; each plan is then
 judged in order and refused by the check it fails (one `Rejection` event each), or accepted as
 a `Planned` event for the next day:
@@ -31,7 +31,7 @@ from kernel import events as ev
 from kernel.calendar import Calendar
 from kernel.errors import Refused
 from kernel.events import Purpose
-from kernel.laws import attractor as la
+from kernel.laws import basins as la
 from kernel.laws.memory import Memory
 from kernel.laws.perception import meal_cell
 from kernel.laws.places import Places, last_named
@@ -43,7 +43,7 @@ from kernel.mind.reflect import Due
 from kernel.mind.settings import Settings
 from kernel.oracle.base import Said
 from kernel.seam import Rendered, render, shaped
-from kernel.seam.interests import ACTS, CELL_ACTS, PLAN, WHOM_ACTS, plan_schema
+from kernel.seam.basins import ACTS, CELL_ACTS, PLAN, WHOM_ACTS, plan_schema
 from kernel.world.step import Plan
 
 PLACES = 6
@@ -151,7 +151,7 @@ def shown(cells: Sequence[tuple[int, int] | str]) -> list[str]:
 
 
 def plan_round(now: int, villagers: Sequence[Due], streams: Mapping[int, Sequence[Memory]],
-               states: Mapping[int, la.AttractorState], book: FeltBook | None, oracle,
+               states: Mapping[int, la.BasinsState], book: FeltBook | None, oracle,
                st: Settings, world) -> Plans:
     """The plans for tomorrow at tick `now` for `villagers` (in order): every call, then each
     answer judged plan by plan. `world` is the scenario's world config, whose

@@ -136,7 +136,7 @@ class Holdings:
     basins shown)."""
 
     felt: FeltBook | None = None
-    interests: Mapping[int, str] = field(default_factory=dict)
+    basins: Mapping[int, str] = field(default_factory=dict)
 
 
 def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[laws.Memory]],
@@ -151,7 +151,7 @@ def reflect_round(now: int, due: Sequence[Due], streams: Mapping[int, Sequence[l
     held = held if held is not None else Holdings()
     felt = held.felt
     rows = _Rows.at(now, due, streams, felt, st)
-    refl = _ask_questions(now, due, rows, oracle, st, held.interests)
+    refl = _ask_questions(now, due, rows, oracle, st, held.basins)
     seen = _embed(refl, rows, vectors, oracle, st)
     _rank_and_state(now, refl, rows, seen, oracle, st, felt)
     accepted = _judge_all(now, refl, rows, st, {d.villager: d.village for d in due})
@@ -249,7 +249,7 @@ class _RoundVectors:
 
 
 def _ask_questions(now: int, due: Sequence[Due], rows: _Rows, oracle,
-                  st: Settings, interests: Mapping[int, str]) -> list[Reflection]:
+                  st: Settings, basins: Mapping[int, str]) -> list[Reflection]:
     """Every due villager's questions call over its recent window, asked together, and the
     questions each answer gives (or its refusal). Nothing remembered yet: no call."""
     check = asked_schema(st.questions, bounded=st.bounded)
@@ -258,7 +258,7 @@ def _ask_questions(now: int, due: Sequence[Due], rows: _Rows, oracle,
         window = laws.recent(rows.live[d.villager], now, st.recent)
         lived = st.shown(window, now)
         # Who it is and its day, as each of its prompts of the round may open.
-        opening = {"name": d.name, "interests": interests.get(d.villager, ""), "lived": lived}
+        opening = {"name": d.name, "interests": basins.get(d.villager, ""), "lived": lived}
         prompt = render(st.template(QUESTIONS), memories=lived, count=st.questions, **opening)
         refl.append(Reflection(villager=d.villager, name=d.name, now=now, seed=now + d.villager,
                                rows=len(rows.live[d.villager]), window=window, prompt=prompt,

@@ -3,7 +3,7 @@
 This module owns turning configs/thought.json, configs/models.json,
 configs/embedder.json, the importance table's thought row and the eight
 prompt templates into one `Settings` value the driver reads (with the thought
-file's attractor, plan and talk blocks, where it has them), the thought
+file's attractor (the basins), plan and talk blocks, where it has them), the thought
 file's night block into one `NightSettings` value, and the digests that
 name them in a run's header. It does no reflecting and calls no model; a
 scenario (kernel.engine.scenario) reads each file once and hands the
@@ -37,14 +37,14 @@ from kernel.laws.importance import Importance
 from kernel.laws.places import InWords
 from kernel.oracle.base import Decoding
 from kernel.seam import QUESTIONS, STATEMENT, TemplateFile, template_file
+from kernel.seam.basins import BASINS_KEYWORDS, BASINS_UPDATE, BASINS_VIEW, PLAN
 from kernel.seam.errors import TemplateError
-from kernel.seam.interests import BASINS_KEYWORDS, BASINS_UPDATE, BASINS_VIEW, PLAN
 from kernel.seam.plan import NIGHT
 from kernel.seam.talk import TALK
 
 TEMPLATES = (QUESTIONS, STATEMENT, NIGHT, BASINS_VIEW, BASINS_UPDATE, BASINS_KEYWORDS, PLAN, TALK)
 """The templates a run renders: a reflection's two, the night's consolidation plan, the
-basins as shown, the attractor update and a keyword consolidation, the plan for tomorrow,
+basins as shown, the basins update and a keyword consolidation, the plans for tomorrow,
 and an utterance at a meeting. The last is in a run's digests only where the thought file has
 a talk block, so a run that does not talk claims the config it always did."""
 
@@ -93,7 +93,7 @@ class Settings:
     decoding: Decoding                     # beside temperature and seed, on every generation ask
     digests: tuple[tuple[str, str], ...]   # the digest of each file read, by what it is
     templates: tuple[TemplateFile, ...]    # the TEMPLATES as read once, in that order
-    attractor: AttractorSettings | None = None   # the thought file's attractor block; None: no basins
+    basins: BasinsSettings | None = None         # the thought file's `attractor` block; None: no basins
     plan: PlanSettings | None = None             # its plan block; None: no plans for tomorrow
     talk: TalkSettings | None = None             # its talk block; None: nobody talks
     night: NightSettings | None = None           # its night block; None: no nights
@@ -149,7 +149,7 @@ class Settings:
 
 
 @dataclass(frozen=True, slots=True)
-class AttractorSettings:
+class BasinsSettings:
     """thought.json's `attractor` block: which update rule, how many of the day's rows the
     update shows, the characters the basins block may take in a prompt, the token limit."""
 
@@ -243,7 +243,7 @@ def of(*, thought: config.Config, models: config.Config, importance: config.Conf
                  *((("talk", by[TALK].sha256),) if "talk" in raw else ()),
                  ("thought", t.digest)),
         templates=tfs,
-        attractor=AttractorSettings(**raw["attractor"]) if "attractor" in raw else None,
+        basins=BasinsSettings(**raw["attractor"]) if "attractor" in raw else None,
         plan=PlanSettings(**raw["plan"]) if "plan" in raw else None,
         talk=TalkSettings(**raw["talk"]) if "talk" in raw else None,
         night=night_of(t),

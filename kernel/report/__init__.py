@@ -10,8 +10,8 @@ of thoughts under a depth cap and the settings a reflection runs under;
 counts of a run's events; `plots` the series `village plot` draws;
 `scenarios` each scenario's row of `village scenarios`; `minds` the
 measure of a run's minds (`village minds`, the report's section, a sweep
-row's columns); `interests` each villager's basins over the nights and
-each day's plan with what became of it; `source` which run a view of a log reads; `day` the `Day`
+row's columns); `basins` each villager's basins over the nights and
+each day's plans with what became of it; `source` which run a view of a log reads; `day` the `Day`
 the HTML page shows, which `html` renders through the shipped templates.
 The values they return are `views`'. This package prints nothing (the
 CLI and the templates render) and writes nothing but a replay's

@@ -11,7 +11,7 @@ villager, the plan's groups accepted and refused and the rows absorbed,
 forgotten and re-felt; the measure of the minds (kernel.report.minds: how many answers
 degenerate, parrot or are refused, how many become thoughts, how grounded those are, and the
 worst answers); and, for a run with basins or plans, each villager's basins over the nights,
-each night's update and each day's plan with what became of it (kernel.report.interests,
+each night's update and each day's plan with what became of it (kernel.report.basins,
 measured against the world told to ignore plans, from the run's log); and, for a run
 whose villagers talk or are given news, each utterance and each piece of news's spread
 (kernel.report.talk). The report's
@@ -53,9 +53,9 @@ from kernel.laws.memory import Memory
 from kernel.log import read_header, verify
 from kernel.mind.night import FEWEST_FELT, night_of
 from kernel.mind.reflect import Round
+from kernel.report import basins as rba
 from kernel.report import bonds as rbo
 from kernel.report import felt as rf
-from kernel.report import interests as ri
 from kernel.report import interviews as rint
 from kernel.report import minds as rm
 from kernel.report import plots, source
@@ -184,14 +184,14 @@ class _Views:
         self.why = rf.why_not_felt(sc, digest)
         self.journal = rf.journal_of(sc) if self.why is None else None
         self.minds = rm.MindsGather()
-        self.interests = ri.InterestsGather()
+        self.basins = rba.BasinsGather()
         self.bonds, self.bonds_note = _bonds_of(sc)
         self.talk = rt.NewsFold(sc.world.ticks_per_day if sc is not None else DAY)
         self.memory: MemoryProjection | None = None
 
     @property
     def parts(self) -> list:
-        return ([self.gather, self.minds, self.interests, self.talk]
+        return ([self.gather, self.minds, self.basins, self.talk]
                 + ([self.journal] if self.journal is not None else [])
                 + ([self.bonds] if self.bonds is not None else []))
 
@@ -289,7 +289,7 @@ def _replayed(sc: Scenario, views: _Views, *, measure: bool = False) -> _Rerun:
         rp = replay(sc, projections=views.parts, oracle=oracle, phases=phases,
                     on_round=on_round, out=out)
         if measure and rp.header is not None:
-            got.measured = ri.measured(views.interests, sc, out)
+            got.measured = rba.measured(views.basins, sc, out)
             # the committed interviews are asked of this replay's log, not of a second replay
             got.interviews = (rint.of(sc, out) if rp.stopped is None
                               else rint.not_replayed(sc, rp.stopped))
@@ -422,7 +422,7 @@ def _of_log(log: Path, exemplars: str | os.PathLike | None) -> Day:
     if rerun is None:
         views.fold(log, sc)
     return _build(lg, sc, views, rerun, note, shown=log.name,
-                  measured=ri.measured(views.interests, sc, log),
+                  measured=rba.measured(views.basins, sc, log),
                   interviews=rint.of(sc, log) if rerun is not None else (None, None))
 
 
@@ -430,7 +430,7 @@ def _build(lg: _Log, sc: Scenario | None, views: _Views, rerun: _Rerun | None,
            note: str | None, *, shown: str, measured: tuple = (None, None),
            interviews: tuple = (None, None)) -> Day:
     """The day, from what the run's projections folded and what its replay gave; `measured`
-    is what became of its plans (kernel.report.interests.measured)."""
+    is what became of its plans (kernel.report.basins.measured)."""
     g = views.gather
     people = _people(sc, g.founded)
     for p in people:
@@ -447,7 +447,7 @@ def _build(lg: _Log, sc: Scenario | None, views: _Views, rerun: _Rerun | None,
                weights=(tuple(sc.settings.retrieval.weights)
                         if sc is not None and sc.settings is not None else None),
                felt=_felt(sc, views, last), minds=_minds(sc, views, rerun, note, shown, interviews),
-               basins=ri.view(views.interests, [(p.id, p.name) for p in people],
+               basins=rba.view(views.basins, [(p.id, p.name) for p in people],
                               # a log with no scenario found is counted in the log's own
                               # default days
                               sc.world.ticks_per_day if sc is not None else DAY, *measured),

@@ -7,7 +7,7 @@ report's. Rows, refusals and felt strengths come from the run's events
 alone, folded once: a log from disk, or a scenario's replay as it runs
 (kernel.engine.replay); felt strengths with the valence table of the
 scenario the log ran under; basin weights as the mind's book of basins folds
-them (kernel.report.interests). The time a call took is not in the log (it
+them (kernel.report.basins). The time a call took is not in the log (it
 would make a recording and its replay different bytes), so it comes from
 the recording. A felt strength is computed here only through
 kernel.laws.felt, so the figures fade by the rule the run did. It must
@@ -30,8 +30,8 @@ from kernel.errors import VillageError
 from kernel.laws import felt as lf
 from kernel.laws.importance import Importance
 from kernel.log import read_header, verify
+from kernel.report import basins as rba
 from kernel.report import felt as rf
-from kernel.report import interests as ri
 from kernel.report.views import CallTime, Curve, Series, Strengths, VillagerBasins
 
 SAMPLES = 200            # a strength curve is sampled at about this many ticks over the run
@@ -241,13 +241,13 @@ def basins(r: OpenRun) -> tuple[VillagerBasins, ...]:
     """Every villager's basins over the run, each basin's weight at its seeding and after
     every night its villager's basins moved. A run where nobody holds basins is refused with
     the one sentence saying why."""
-    got = ri.InterestsGather()
+    got = rba.BasinsGather()
     _folded(r, [got], r.scenario.rules if r.scenario is not None else load_rules())
     sc = r.scenario
     people = ([(p.id, p.name) for p in sc.world.people] if sc is not None
               else sorted(got.names.items()))
-    shown = tuple(v for v in ri.villagers(got, people, sc.world.ticks_per_day if sc else DAY)
+    shown = tuple(v for v in rba.villagers(got, people, sc.world.ticks_per_day if sc else DAY)
                   if v.lines)
     if not shown:
-        raise VillageError(f"no basins to plot: {ri.why_not(sc)}")
+        raise VillageError(f"no basins to plot: {rba.why_not(sc)}")
     return shown

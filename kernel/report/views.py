@@ -2,7 +2,7 @@
 
 The reflect modes' settings, refusals and chain; felt memory's changes,
 replayed run and nights; the plots' series and felt-strength curves; the
-measure of a run's minds; standing interests and plans (basins over the
+measure of a run's minds; basins and plans (basins over the
 nights, each night's entropy and trajectory, each day's plan and what
 became of it); conversations and the spread of news; and a day of a run for the HTML page, down to
 each timeline lane, citation tree and retrieval table. kernel.report's modules compute these and the CLI and
@@ -266,7 +266,7 @@ class Reader:
     interviews: str | None = None
 
 
-# --- standing interests and plans (kernel.report.interests) ----------------------------
+# --- basins and plans (kernel.report.basins) -----------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,7 +347,7 @@ class EffectTotal:
 
 @dataclass(frozen=True)
 class BasinsView:
-    """Standing interests and plans in the report: each villager's, the effect's totals by act
+    """Basins and plans in the report: each villager's, the effect's totals by act
     (from day `from_day`, from 1), and why the intentions were not measured where they were not."""
 
     villagers: tuple[VillagerBasins, ...] = ()

@@ -6,7 +6,7 @@ table of plans keeps its old name, as every reader of an index knows it).
 basins (kernel.mind.basins.BasinBook), so a weight, an entropy or a trajectory in SQL is the
 one the villager's prompts were shown, never computed a second time here. A night's rows are
 taken at the end of the tick its basins moved, after the night's keyword consolidations. A run
-without basins or plans has the three tables, empty. A basins event the attractor's laws refuse
+without basins or plans has the three tables, empty. A basins event the basins' laws refuse
 (one no run of the kernel writes: an unknown rule, a label with no letter) is left out of
 them, as the book could never have shown it; the `events` table still holds it. The index projection (kernel.store.index)
 folds this beside its events, and a sweep's run (kernel.sweep.task) folds it on its own for
@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from kernel import events as ev
 from kernel.calendar import DAY, Calendar
-from kernel.laws import attractor as la
+from kernel.laws import basins as la
 from kernel.mind.basins import BasinBook
 
 BASINS_DDL = """CREATE TABLE basins (
@@ -88,7 +88,7 @@ class MindTables:
 
     def _folded(self, tick: int, e: ev.Event) -> bool:
         """Fold one basins event into the book: False, and the book as it was, for one the
-        attractor's laws refuse."""
+        basins' laws refuse."""
         try:
             self.book.apply(tick, (e,))
         except (la.LawError, KeyError):

@@ -20,7 +20,7 @@ from kernel.calendar import Calendar
 from kernel.errors import ConfigError
 from kernel.laws import news as news_law
 from kernel.laws._errors import LawError
-from kernel.laws.attractor import slugify
+from kernel.laws.basins import slugify
 from kernel.laws.places import InWords, Place, Places
 
 SIGHT_MOST = 64
@@ -65,8 +65,8 @@ class GivenRow:
 
 @dataclass(frozen=True, slots=True)
 class Person:
-    """One villager as the config founds it: where it starts, and the standing interests
-    (attractor basins, by label) and temperament the mind gives it. The world step reads
+    """One villager as the config founds it: where it starts, and the basins
+    (by label) and temperament the mind gives it. The world step reads
     neither of the last two."""
 
     id: int

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from kernel import events as ev
 from kernel.cli import main
-from kernel.laws.attractor import slugify
+from kernel.laws.basins import slugify
 from kernel.log import read_ticks
 from tests.basins_scenario import BASINS, make, record
 from tests.browser.test_report_browser import colours

@@ -1,4 +1,4 @@
-"""A sweep over the attractor's two update rules gathers each run's basin nights into sweep.duckdb.
+"""A sweep over the basins' two update rules gathers each run's basin nights into sweep.duckdb.
 
 The runs here are made as a sweep task makes them (each in a home of its own, its files
 written there, no Ray), replayed from a recording made first of the same files against the

@@ -319,7 +319,7 @@ PERCEIVED: dict[str, str | None] = {
     "answered": None, "refusal": None,
     # how strongly a row is felt is the felt projection's (kernel.engine.felt), not a new row
     "refelt": None, "recurred": None, "forgotten": None, "absorbed": None,
-    # standing interests and plans are shown in prompts as they stand, never written as rows
+    # basins and plans are shown in prompts as they stand, never written as rows
     "basins_seeded": None, "basins_moved": None, "keywords_consolidated": None,
     "intended": None,
     # the reference knows no world in words: a world that names places is the kernel's alone

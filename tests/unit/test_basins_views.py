@@ -112,7 +112,7 @@ def test_a_run_without_basins_has_the_basins_tables_and_they_are_empty(log):
         assert _rows(db, f"SELECT count(*) FROM {t}") == [(0,)], t
 
 
-def test_a_basins_event_the_attractors_laws_refuse_is_left_out_of_the_tables_not_the_events():
+def test_a_basins_event_the_basins_laws_refuse_is_left_out_of_the_tables_not_the_events():
     from kernel.store.index import IndexProjection
 
     idx = IndexProjection()

@@ -106,7 +106,7 @@ def test_the_header_digest_formulas_are_pinned():
     # model runs, and the seven templates' bytes (of configs/, or of the folder the scenario names). Both formulas are in committed heads.
     from kernel.mind import settings as msettings
     from kernel.seam import QUESTIONS, STATEMENT, template_file
-    from kernel.seam.interests import BASINS_KEYWORDS, BASINS_UPDATE, BASINS_VIEW, PLAN
+    from kernel.seam.basins import BASINS_KEYWORDS, BASINS_UPDATE, BASINS_VIEW, PLAN
     from kernel.seam.plan import NIGHT
 
     day = msc.load("village-day")

@@ -164,7 +164,7 @@ def _interviewed(text: str, grounded: bool):
             Memory(id=2, villager=1, tick=6, kind="saw", event="gift",
                    text="Ander handed Halla 2 parcels, 1.0 grams", weight=3, about=(1, 2)))
     mind = mi.Mind(villager=1, name="Halla", now=10, day=0, mine=rows, gone={}, live=rows,
-                   felt=None, interests="", village=frozenset({"Halla", "Ander", "Mose"}))
+                   felt=None, basins="", village=frozenset({"Halla", "Ander", "Mose"}))
     prompt = Rendered(b"asked", hashlib.sha256(b"asked").hexdigest(), "interview", "")
     iv = mi.Interview(villager=1, name="Halla", now=10, question="Who gave you food?", seed=1,
                       ranked=tuple(laws.Ranked(m, 0.0, 0.0, 0.0, 0.0) for m in rows),

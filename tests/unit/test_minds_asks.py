@@ -14,7 +14,7 @@ from kernel.oracle.base import Cost, Said
 from kernel.oracle.moved import moved
 from kernel.oracle.price import lines, parts
 from kernel.seam import QUESTIONS, STATEMENT, SeamError, drawn_schema, render, shaped
-from kernel.seam.interests import BASINS_KEYWORDS, BASINS_UPDATE, PLAN
+from kernel.seam.basins import BASINS_KEYWORDS, BASINS_UPDATE, PLAN
 from kernel.seam.plan import NIGHT, plan_schema
 
 

@@ -1,4 +1,4 @@
-"""The standing interests (kernel.mind.basins), where the thought settings have an attractor
+"""The basins (kernel.mind.basins), where the thought settings have an `attractor`
 block: each villager who reflects and is founded at a tick is seeded with its world config's
 basins; at a night, after consolidation, each one holding basins has its update. Its book is
 the basins each villager holds ("basins"); its part of the report the night's update."""
@@ -15,7 +15,7 @@ from kernel.mind.settings import Settings
 
 
 def _on(settings: Settings | None) -> bool:
-    return settings is not None and settings.attractor is not None
+    return settings is not None and settings.basins is not None
 
 
 def _books(sc: Scenario, settings: Settings | None) -> Makers:

@@ -30,7 +30,7 @@ def events(path, kinds=None):
 
 @pytest.fixture(scope="module")
 def planned(tmp_path_factory):
-    return run(tmp_path_factory.mktemp("interests"), "planned", basins=BASINS,
+    return run(tmp_path_factory.mktemp("basins"), "planned", basins=BASINS,
                attractor=ATTRACTOR, plan=PLAN)
 
 

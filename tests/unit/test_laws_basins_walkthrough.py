@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from kernel import laws
-from kernel.laws import AttractorUpdate, BasinUpdate
+from kernel.laws import BasinsUpdate, BasinUpdate
 
 LABELS = ["Systems", "Writing", "Music", "Cooking"]
 
@@ -33,22 +33,22 @@ def test_the_walkthrough_is_four_seeded_basins_and_systems_given_an_eighth_four_
     prompt asks for and next to Haiku's recorded mean of +0.126. The drift is
     needed: with the others held at 0.5 (listed with delta 0) entropy is 0.961.
     """
-    s = laws.attractor_seed(LABELS)
+    s = laws.seed_basins(LABELS)
     assert s.weights == (0.5, 0.5, 0.5, 0.5)
     assert f"{laws.entropy(s):.3f}" == "1.000"
     for n, systems in enumerate((0.625, 0.75, 0.875, 1.0), 1):
-        s = laws.attractor_update(s, AttractorUpdate(basins=(BasinUpdate("systems", 0.125),)))
+        s = laws.update_basins(s, BasinsUpdate(basins=(BasinUpdate("systems", 0.125),)))
         assert s.basin("systems").weight == systems
         assert s.weights[1:] == pytest.approx((_others_after(n),) * 3, abs=1e-15)
         assert laws.trajectory(s) == laws.CONVERGING
     assert f"{laws.entropy(s):.3f}" == "0.951"
     assert laws.entropy(s) == pytest.approx(0.951126, abs=1e-6)
     assert s.basin("systems").conversations == 4 and s.basin("systems").last_active == 4
-    held = laws.attractor_seed(LABELS)
+    held = laws.seed_basins(LABELS)
     zero = tuple(BasinUpdate(slug, 0.0) for slug in ("writing", "music", "cooking"))
     for _ in range(4):
-        held = laws.attractor_update(
-            held, AttractorUpdate(basins=(BasinUpdate("systems", 0.125), *zero))
+        held = laws.update_basins(
+            held, BasinsUpdate(basins=(BasinUpdate("systems", 0.125), *zero))
         )
     assert held.weights == (1.0, 0.5, 0.5, 0.5)
     assert f"{laws.entropy(held):.3f}" == "0.961"
@@ -61,9 +61,9 @@ def test_any_equal_delta_that_brings_systems_to_one_in_four_updates_gives_the_wa
     """Entropy at the end depends only on how many updates the others drifted for,
     because Systems ends at the ceiling whatever it overshot by: every delta in
     [1/8, 1/6) takes four updates and gives the same 0.951."""
-    s = laws.attractor_seed(LABELS)
+    s = laws.seed_basins(LABELS)
     for _ in range(4):
-        s = laws.attractor_update(s, AttractorUpdate(basins=(BasinUpdate("systems", delta),)))
+        s = laws.update_basins(s, BasinsUpdate(basins=(BasinUpdate("systems", delta),)))
     assert s.basin("systems").weight == 1.0
     assert f"{laws.entropy(s):.3f}" == "0.951"
 
@@ -85,12 +85,12 @@ def test_under_the_single_rule_the_same_four_eighths_leave_systems_short_of_one(
     """The single rule relaxes Systems too before each delta, so the walkthrough's
     four +0.125 updates leave it below the ceiling (and a fifth overshoots to 1.0
     with entropy 0.949): the walkthrough was made under the current rules."""
-    s = laws.attractor_seed(LABELS)
+    s = laws.seed_basins(LABELS)
     for _ in range(4):
-        s = laws.attractor_update_single(
-            s, AttractorUpdate(basins=(BasinUpdate("systems", 0.125),))
+        s = laws.update_basins_single(
+            s, BasinsUpdate(basins=(BasinUpdate("systems", 0.125),))
         )
     assert s.basin("systems").weight < 1.0
-    s = laws.attractor_update_single(s, AttractorUpdate(basins=(BasinUpdate("systems", 0.125),)))
+    s = laws.update_basins_single(s, BasinsUpdate(basins=(BasinUpdate("systems", 0.125),)))
     assert s.basin("systems").weight == 1.0
     assert f"{laws.entropy(s):.3f}" == "0.949"

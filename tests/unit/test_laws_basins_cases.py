@@ -1,4 +1,4 @@
-"""Worked cases of the attractor's current rules and of the proposed single rule."""
+"""Worked cases of the basins' current rules and of the proposed single rule."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import math
 import pytest
 
 from kernel import laws
-from kernel.laws import AttractorUpdate, BasinUpdate, LawError, NewBasin
+from kernel.laws import BasinsUpdate, BasinUpdate, LawError, NewBasin
 
 
 def seeded():
-    return laws.attractor_seed(["Systems", "Music", "Cooking"])
+    return laws.seed_basins(["Systems", "Music", "Cooking"])
 
 
 def test_seeded_basins_start_level_at_one_half():
@@ -22,7 +22,7 @@ def test_seeded_basins_start_level_at_one_half():
 
 
 def test_a_touched_basin_moves_by_its_delta_clamped_to_three_tenths_and_untouched_ones_relax():
-    s = laws.attractor_update(seeded(), AttractorUpdate(basins=(BasinUpdate("systems", 0.9),)))
+    s = laws.update_basins(seeded(), BasinsUpdate(basins=(BasinUpdate("systems", 0.9),)))
     assert s.basin("systems").weight == pytest.approx(0.8)
     assert s.basin("music").weight == pytest.approx(0.5 + (0.3 - 0.5) * 0.05)
     assert s.basin("systems").conversations == 1
@@ -30,8 +30,8 @@ def test_a_touched_basin_moves_by_its_delta_clamped_to_three_tenths_and_untouche
 
 
 def test_a_basin_listed_with_a_zero_or_negative_delta_does_not_relax_and_is_not_counted_as_used():
-    s = laws.attractor_update(
-        seeded(), AttractorUpdate(basins=(BasinUpdate("music", 0.0), BasinUpdate("cooking", -0.1)))
+    s = laws.update_basins(
+        seeded(), BasinsUpdate(basins=(BasinUpdate("music", 0.0), BasinUpdate("cooking", -0.1)))
     )
     assert s.basin("music").weight == 0.5
     assert s.basin("cooking").weight == pytest.approx(0.4)
@@ -41,8 +41,8 @@ def test_a_basin_listed_with_a_zero_or_negative_delta_does_not_relax_and_is_not_
 def test_a_weight_never_leaves_five_hundredths_to_one():
     s = seeded()
     for _ in range(10):
-        s = laws.attractor_update(
-            s, AttractorUpdate(basins=(BasinUpdate("systems", 0.3), BasinUpdate("music", -0.3)))
+        s = laws.update_basins(
+            s, BasinsUpdate(basins=(BasinUpdate("systems", 0.3), BasinUpdate("music", -0.3)))
         )
     assert s.basin("systems").weight == 1.0
     assert s.basin("music").weight == 0.05
@@ -52,7 +52,7 @@ def test_the_untouched_gap_halves_in_about_13_5_updates():
     s = seeded()
     gaps = []
     for _ in range(20):
-        s = laws.attractor_update(s, AttractorUpdate())
+        s = laws.update_basins(s, BasinsUpdate())
         gaps.append(s.basin("music").weight - 0.3)
     first_half = next(n for n, g in enumerate(gaps, 1) if g <= 0.1)
     assert first_half == 14
@@ -61,8 +61,8 @@ def test_the_untouched_gap_halves_in_about_13_5_updates():
 
 
 def test_a_new_basin_joins_at_four_tenths_and_an_existing_slug_is_not_added_again():
-    s = laws.attractor_update(
-        seeded(), AttractorUpdate(new_basins=(NewBasin("Tide Pools", ("sand",)), NewBasin("MUSIC")))
+    s = laws.update_basins(
+        seeded(), BasinsUpdate(new_basins=(NewBasin("Tide Pools", ("sand",)), NewBasin("MUSIC")))
     )
     assert [b.slug for b in s.basins] == ["systems", "music", "cooking", "tide-pools"]
     b = s.basin("tide-pools")
@@ -70,43 +70,43 @@ def test_a_new_basin_joins_at_four_tenths_and_an_existing_slug_is_not_added_agai
 
 
 def test_connections_are_symmetric_and_only_ever_added():
-    s = laws.attractor_update(seeded(), AttractorUpdate(connections=(("systems", "music"),)))
+    s = laws.update_basins(seeded(), BasinsUpdate(connections=(("systems", "music"),)))
     assert s.basin("systems").connections == ("music",)
     assert s.basin("music").connections == ("systems",)
-    s = laws.attractor_update(s, AttractorUpdate(connections=(("cooking", "music"),)))
+    s = laws.update_basins(s, BasinsUpdate(connections=(("cooking", "music"),)))
     assert s.basin("music").connections == ("cooking", "systems")
 
 
 def test_keywords_are_deduplicated_ignoring_case_and_capped_at_ten_counting_each_hit():
     s = seeded()
     words = tuple(f"w{i}" for i in range(8))
-    s = laws.attractor_update(
-        s, AttractorUpdate(basins=(BasinUpdate("music", 0.1, add_keywords=(*words, "W1")),))
+    s = laws.update_basins(
+        s, BasinsUpdate(basins=(BasinUpdate("music", 0.1, add_keywords=(*words, "W1")),))
     )
     assert s.basin("music").keywords == words
-    s = laws.attractor_update(
-        s, AttractorUpdate(basins=(BasinUpdate("music", 0.1, add_keywords=("a", "b", "c")),))
+    s = laws.update_basins(
+        s, BasinsUpdate(basins=(BasinUpdate("music", 0.1, add_keywords=("a", "b", "c")),))
     )
     assert s.basin("music").keywords == (*words[1:], "a", "b", "c")
     assert s.basin("music").cap_hits == 1
     assert not laws.consolidation_due(s.basin("music"))
-    s = laws.attractor_update(
+    s = laws.update_basins(
         s,
-        AttractorUpdate(
+        BasinsUpdate(
             basins=(BasinUpdate("music", 0.1, add_keywords=("d",), remove_keywords=("A",)),)
         ),
     )
     assert "a" not in s.basin("music").keywords and s.basin("music").cap_hits == 1
-    s = laws.attractor_update(
-        s, AttractorUpdate(basins=(BasinUpdate("music", 0.1, add_keywords=("e", "f")),))
+    s = laws.update_basins(
+        s, BasinsUpdate(basins=(BasinUpdate("music", 0.1, add_keywords=("e", "f")),))
     )
     assert s.basin("music").cap_hits == 2
     assert laws.consolidation_due(s.basin("music"))
 
 
 def test_a_phase_shift_counts_and_at_most_five_emerging_patterns_are_carried():
-    s = laws.attractor_update(
-        seeded(), AttractorUpdate(phase_shift=True, emerging_patterns=tuple("abcdefg"))
+    s = laws.update_basins(
+        seeded(), BasinsUpdate(phase_shift=True, emerging_patterns=tuple("abcdefg"))
     )
     assert s.phase == 1
     assert s.emerging == tuple("abcde")
@@ -115,21 +115,21 @@ def test_a_phase_shift_counts_and_at_most_five_emerging_patterns_are_carried():
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
 def test_a_delta_that_is_not_a_finite_number_is_refused_not_turned_into_nan(bad):
     with pytest.raises(LawError, match="delta"):
-        laws.attractor_update(seeded(), AttractorUpdate(basins=(BasinUpdate("music", bad),)))
+        laws.update_basins(seeded(), BasinsUpdate(basins=(BasinUpdate("music", bad),)))
 
 
 def test_an_update_naming_a_basin_the_state_does_not_have_is_refused():
     with pytest.raises(LawError, match="slug='poetry'"):
-        laws.attractor_update(seeded(), AttractorUpdate(basins=(BasinUpdate("poetry", 0.1),)))
+        laws.update_basins(seeded(), BasinsUpdate(basins=(BasinUpdate("poetry", 0.1),)))
     with pytest.raises(LawError, match="slug='poetry'"):
-        laws.attractor_update(seeded(), AttractorUpdate(connections=(("music", "poetry"),)))
+        laws.update_basins(seeded(), BasinsUpdate(connections=(("music", "poetry"),)))
 
 
 def test_under_the_single_rule_a_basin_left_out_and_one_given_zero_are_the_same():
-    a = laws.attractor_update_single(seeded(), AttractorUpdate())
-    b = laws.attractor_update_single(seeded(), AttractorUpdate(basins=(BasinUpdate("music", 0.0),)))
+    a = laws.update_basins_single(seeded(), BasinsUpdate())
+    b = laws.update_basins_single(seeded(), BasinsUpdate(basins=(BasinUpdate("music", 0.0),)))
     assert a == b
-    c = laws.attractor_update_single(seeded(), AttractorUpdate(basins=(BasinUpdate("music", 0.2),)))
+    c = laws.update_basins_single(seeded(), BasinsUpdate(basins=(BasinUpdate("music", 0.2),)))
     assert c.basin("music").weight == pytest.approx(0.5 + (0.3 - 0.5) * 0.05 + 0.2)
 
 
@@ -146,7 +146,7 @@ def test_entropy_edge_cases_are_the_seed_s():
 
 def test_the_four_trajectories_are_checked_in_order():
     def state(*steps):
-        return laws.AttractorState(
+        return laws.BasinsState(
             basins=tuple(
                 laws.Basin(f"b{i}", f"b{i}", after, trajectory=(before, after))
                 for i, (before, after) in enumerate(steps)
@@ -162,10 +162,10 @@ def test_the_four_trajectories_are_checked_in_order():
 
 def test_the_law_clamps_a_delta_it_is_handed_directly_so_a_caller_that_skips_the_parse_moves_a_weight_at_most_three_tenths():
     # the document's applyUpdate trusts its caller; this law does not
-    for rule in (laws.attractor_update, laws.attractor_update_single):
-        s = rule(seeded(), AttractorUpdate(basins=(BasinUpdate("systems", 5.0),
+    for rule in (laws.update_basins, laws.update_basins_single):
+        s = rule(seeded(), BasinsUpdate(basins=(BasinUpdate("systems", 5.0),
                                                    BasinUpdate("music", -5.0))))
-        relaxed = 0.5 + (0.3 - 0.5) * 0.05 if rule is laws.attractor_update_single else 0.5
+        relaxed = 0.5 + (0.3 - 0.5) * 0.05 if rule is laws.update_basins_single else 0.5
         assert s.basin("systems").weight == pytest.approx(relaxed + 0.3)
         assert s.basin("music").weight == pytest.approx(relaxed - 0.3)
 
@@ -173,46 +173,46 @@ def test_the_law_clamps_a_delta_it_is_handed_directly_so_a_caller_that_skips_the
 def test_a_basin_at_the_floor_is_kept_and_comes_back_on_a_positive_delta_or_by_drifting():
     s = seeded()
     for _ in range(3):
-        s = laws.attractor_update(s, AttractorUpdate(basins=(BasinUpdate("cooking", -0.3),)))
+        s = laws.update_basins(s, BasinsUpdate(basins=(BasinUpdate("cooking", -0.3),)))
     assert s.basin("cooking").weight == 0.05
     assert [b.slug for b in s.basins] == ["systems", "music", "cooking"]
-    back = laws.attractor_update(s, AttractorUpdate(basins=(BasinUpdate("cooking", 0.2),)))
+    back = laws.update_basins(s, BasinsUpdate(basins=(BasinUpdate("cooking", 0.2),)))
     assert back.basin("cooking").weight == pytest.approx(0.25)
     assert back.basin("cooking").conversations == 1
-    drifted = laws.attractor_update(s, AttractorUpdate())
+    drifted = laws.update_basins(s, BasinsUpdate())
     assert drifted.basin("cooking").weight == pytest.approx(0.05 + (0.3 - 0.05) * 0.05)
 
 
 def test_a_new_basin_counts_as_used_in_the_update_it_joins_and_two_of_one_slug_join_once():
-    s = laws.attractor_update(
-        seeded(), AttractorUpdate(new_basins=(NewBasin("Tide pools"), NewBasin("tide-Pools!")))
+    s = laws.update_basins(
+        seeded(), BasinsUpdate(new_basins=(NewBasin("Tide pools"), NewBasin("tide-Pools!")))
     )
     assert [b.slug for b in s.basins] == ["systems", "music", "cooking", "tide-pools"]
     b = s.basin("tide-pools")
     assert (b.label, b.weight, b.conversations, b.last_active) == ("Tide pools", 0.4, 1, 1)
-    again = laws.attractor_update(s, AttractorUpdate(new_basins=(NewBasin("Tide Pools"),)))
+    again = laws.update_basins(s, BasinsUpdate(new_basins=(NewBasin("Tide Pools"),)))
     assert [b.slug for b in again.basins] == [b.slug for b in s.basins]
     assert again.basin("tide-pools").weight == pytest.approx(0.4 + (0.3 - 0.4) * 0.05)
 
 
 def test_a_new_basin_with_more_than_ten_keywords_keeps_its_newest_ten_and_counts_one_cap_hit():
     words = tuple(f"k{i}" for i in range(12))
-    s = laws.attractor_update(seeded(), AttractorUpdate(new_basins=(NewBasin("Rope", words),)))
+    s = laws.update_basins(seeded(), BasinsUpdate(new_basins=(NewBasin("Rope", words),)))
     assert s.basin("rope").keywords == words[2:]
     assert s.basin("rope").cap_hits == 1
 
 
 def test_the_emerging_patterns_are_the_last_update_s_not_an_accumulation():
-    s = laws.attractor_update(seeded(), AttractorUpdate(emerging_patterns=("salt", "knots")))
-    s = laws.attractor_update(s, AttractorUpdate(emerging_patterns=("gulls",)))
+    s = laws.update_basins(seeded(), BasinsUpdate(emerging_patterns=("salt", "knots")))
+    s = laws.update_basins(s, BasinsUpdate(emerging_patterns=("gulls",)))
     assert s.emerging == ("gulls",)
-    s = laws.attractor_update(s, AttractorUpdate())
+    s = laws.update_basins(s, BasinsUpdate())
     assert s.emerging == () and s.phase == 0
 
 
 def test_converging_needs_the_top_basin_to_have_grown_and_restructuring_is_checked_before_diverging():
     def state(*steps):
-        return laws.AttractorState(
+        return laws.BasinsState(
             basins=tuple(
                 laws.Basin(f"b{i}", f"b{i}", after, trajectory=(before, after))
                 for i, (before, after) in enumerate(steps)
@@ -229,5 +229,5 @@ def test_converging_needs_the_top_basin_to_have_grown_and_restructuring_is_check
     assert laws.trajectory(state((0.25, 0.75), (0.5, 0.5))) == laws.RESTRUCTURING
     # a basin with one weight (just born) is not counted in the mean
     born = laws.Basin("new", "new", 0.4, trajectory=(0.4,))
-    only = laws.AttractorState(basins=(*state((0.5, 0.75), (0.5, 0.5)).basins, born))
+    only = laws.BasinsState(basins=(*state((0.5, 0.75), (0.5, 0.5)).basins, born))
     assert laws.trajectory(only) == laws.DIVERGING

@@ -1,5 +1,5 @@
-"""The answer shapes of a night's interests and plan: the attractor update, a keyword
-consolidation and a plan for tomorrow, as the JSON Schema bytes their calls send.
+"""The answer shapes of a night's basins and plans: the basins update, a keyword
+consolidation and the plans for tomorrow, as the JSON Schema bytes their calls send.
 
 Each shape has two forms, as the night's consolidation plan has. Built from what an ask shows
 (the basins' labels, the villagers met, the cells remembered), it is the request: a label or a
@@ -21,7 +21,7 @@ from kernel.seam.errors import SeamError
 from kernel.seam.schemas import canonical
 
 BASINS_UPDATE = "basins-update.tmpl"
-"""The template of a night's attractor update call."""
+"""The template of a night's basins update call."""
 BASINS_KEYWORDS = "basins-keywords.tmpl"
 """The template of a keyword consolidation call."""
 BASINS_VIEW = "basins-view.tmpl"
@@ -67,7 +67,7 @@ WORDS = 24
 
 
 def update_schema(basins: object = None, words: object = (), names: object = ()) -> bytes:
-    """The attractor update: `{"life": one of LIFE, "updates": [{"basin", "delta", "add",
+    """The basins update: `{"life": one of LIFE, "updates": [{"basin", "delta", "add",
     "remove"}], "patterns": [...], "links": [[basin, basin]], "new": NO_NEW or a label}`.
 
     Given `basins` (each basin the ask shows as (label, its keywords)), the request: at least

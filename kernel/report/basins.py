@@ -1,8 +1,8 @@
-"""Standing interests and plans as a reader sees them: each villager's basin weights over the
+"""Basins and plans as a reader sees them: each villager's basin weights over the
 nights, each night's update with its entropy and trajectory, each day's plan and what became of
 it, for the HTML report and `village plot --what basins`.
 
-`InterestsGather` is a projection folded with a view's others, once (over a replay as it runs, or a
+`BasinsGather` is a projection folded with a view's others, once (over a replay as it runs, or a
 log): the mind's own book of basins (kernel.mind.basins.BasinBook), so a weight, an entropy or
 a trajectory here is the one the run held, and the night's calls, refusals and accepted
 plans as the log has them. `villagers` lays that out per villager; `measured` asks
@@ -21,7 +21,7 @@ from kernel import events as ev
 from kernel.calendar import Calendar
 from kernel.errors import VillageError
 from kernel.events import Purpose
-from kernel.laws import attractor as la
+from kernel.laws import basins as la
 from kernel.mind.basins import BasinBook
 from kernel.report.views import (
     BasinLine,
@@ -40,7 +40,7 @@ PURPOSES = (Purpose.BASINS, Purpose.NEW_BASIN, Purpose.BASIN_LINK, Purpose.KEYWO
 """The refusals of a night's basins calls, by purpose; a plan's are purpose "plan"."""
 
 
-class InterestsGather:
+class BasinsGather:
     """A projection of the log for the basins and plans: the book of basins, a snapshot of
     every villager's weights at its seeding and after each night it moved, each night's update
     and plan calls, their refusals, and every accepted plan."""
@@ -52,7 +52,7 @@ class InterestsGather:
     def start(self) -> None:
         self.book.start()
         self.seeded: dict[int, int] = {}
-        self.snaps: dict[int, list[tuple[int, la.AttractorState]]] = defaultdict(list)
+        self.snaps: dict[int, list[tuple[int, la.BasinsState]]] = defaultdict(list)
         self.moved: dict[tuple[int, int], ev.BasinsMoved] = {}
         self.asked: dict[str, set[tuple[int, int]]] = defaultdict(set)   # purpose -> (tick, v)
         self.refused: dict[tuple[str, int, int], list[ev.Refusal]] = defaultdict(list)
@@ -89,7 +89,7 @@ class InterestsGather:
 
     def _folded(self, tick: int, e: ev.Event) -> bool:
         """Fold one basins event into the book: False, and the book as it was, for one the
-        attractor's laws refuse (a log no run of the kernel writes)."""
+        basins' laws refuse (a log no run of the kernel writes)."""
         try:
             self.book.apply(tick, (e,))
         except (la.LawError, KeyError):
@@ -112,14 +112,14 @@ def why_not(sc) -> str:
         return "no villager's basins were seeded in the log"
     if sc.settings is None:
         return f"{sc.name} is a world run: nobody reflects, so nobody holds basins"
-    if sc.settings.attractor is None:
+    if sc.settings.basins is None:
         return f"{sc.name}'s thought settings have no attractor block, so nobody holds basins"
     if not any(p.basins for p in sc.world.people):
         return f"{sc.name}'s world config gives no villager basins"
     return f"no villager's basins were seeded in {sc.name}'s log"
 
 
-def _lines(snaps: Sequence[tuple[int, la.AttractorState]]) -> tuple[BasinLine, ...]:
+def _lines(snaps: Sequence[tuple[int, la.BasinsState]]) -> tuple[BasinLine, ...]:
     """Each basin's weight at every snapshot that holds it, in the order basins were first held."""
     points: dict[str, tuple[str, list[int], list[float]]] = {}
     keywords: dict[str, tuple[str, ...]] = {}
@@ -140,7 +140,7 @@ def _said(refusals: Sequence[ev.Refusal]) -> tuple[str, ...]:
     return tuple(f"{r.check}: {r.reason}" for r in refusals)
 
 
-def _nights(g: InterestsGather, v: int, cal: Calendar) -> tuple[BasinNightView, ...]:
+def _nights(g: BasinsGather, v: int, cal: Calendar) -> tuple[BasinNightView, ...]:
     """Each night villager `v` was asked to update its basins, as it went."""
     out = []
     readings = {r.tick: r for r in g.book.readings.get(v, ())}
@@ -164,9 +164,9 @@ def _nights(g: InterestsGather, v: int, cal: Calendar) -> tuple[BasinNightView, 
     return tuple(out)
 
 
-def _last(g: InterestsGather, v: int, tick: int) -> la.AttractorState:
+def _last(g: BasinsGather, v: int, tick: int) -> la.BasinsState:
     """Villager `v`'s basins as they stood at `tick` (the last snapshot at or before it)."""
-    got = la.AttractorState()
+    got = la.BasinsState()
     for t, s in g.snaps.get(v, ()):
         if t > tick:
             break
@@ -183,7 +183,7 @@ def target(e: ev.Planned, names: Mapping[int, str]) -> str:
     return "home"
 
 
-def _plans(g: InterestsGather, v: int, names: Mapping[int, str], cal: Calendar,
+def _plans(g: BasinsGather, v: int, names: Mapping[int, str], cal: Calendar,
            outcomes: Mapping[tuple, tuple[str, int, int]]) -> tuple[PlanDay, ...]:
     """Each plan villager `v` was asked for, by the night it was made at."""
     from kernel.report.plans import MEASURES
@@ -205,7 +205,7 @@ def _plans(g: InterestsGather, v: int, names: Mapping[int, str], cal: Calendar,
     return tuple(out)
 
 
-def villagers(g: InterestsGather, people: Sequence[tuple[int, str]], ticks_per_day: int,
+def villagers(g: BasinsGather, people: Sequence[tuple[int, str]], ticks_per_day: int,
               effect=None) -> tuple[VillagerBasins, ...]:
     """Every villager (`people`: (id, name), in order) that holds basins or was asked for a
     plan, with what `effect` (kernel.report.plans.Effect, or None) measured of its plans."""
@@ -225,7 +225,7 @@ def villagers(g: InterestsGather, people: Sequence[tuple[int, str]], ticks_per_d
     return tuple(out)
 
 
-def measured(g: InterestsGather, sc, log: str | os.PathLike | None):
+def measured(g: BasinsGather, sc, log: str | os.PathLike | None):
     """What became of the run's plans, `(effect, None)`, or `(None, why not)`; `(None,
     None)` for a run with none. `log` is the run's log, whose world is stepped again."""
     if not g.planned:
@@ -241,7 +241,7 @@ def measured(g: InterestsGather, sc, log: str | os.PathLike | None):
         return None, f"the intentions were not measured: {' '.join(str(e).split())}"
 
 
-def view(g: InterestsGather, people: Sequence[tuple[int, str]], ticks_per_day: int, effect,
+def view(g: BasinsGather, people: Sequence[tuple[int, str]], ticks_per_day: int, effect,
          note: str | None) -> BasinsView | None:
     """The report's section of basins and plans; None for a run with neither."""
     if not g.any:

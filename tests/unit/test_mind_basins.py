@@ -12,14 +12,14 @@ import pytest
 from kernel import events as ev
 from kernel import laws
 from kernel.calendar import Calendar
-from kernel.laws import attractor as la
+from kernel.laws import basins as la
 from kernel.mind.basins import BasinBook, basins_round, folded, view
 from kernel.mind.plans import PlanBook, plan_round
 from kernel.mind.reflect import Due
-from kernel.mind.settings import AttractorSettings, PlanSettings, load
+from kernel.mind.settings import BasinsSettings, PlanSettings, load
 from kernel.oracle.base import Said
 from kernel.seam import shaped
-from kernel.seam.interests import plan_schema, update_schema
+from kernel.seam.basins import plan_schema, update_schema
 from kernel.testing import ScriptedOracle
 from kernel.world.step import Plan
 
@@ -30,12 +30,12 @@ NOW = DAY - 1
 @pytest.fixture
 def st():
     s = load()
-    return dataclasses.replace(s, attractor=AttractorSettings("current", 8, 400, 160),
+    return dataclasses.replace(s, basins=BasinsSettings("current", 8, 400, 160),
                                plan=PlanSettings(3, 96, True))
 
 
 def seeded_state(*labels):
-    return la.attractor_seed(labels)
+    return la.seed_basins(labels)
 
 
 def rows(villager=1):
@@ -107,7 +107,7 @@ def test_a_new_basin_joins_at_four_tenths_and_one_that_exists_is_refused_as_exis
 def test_keywords_are_consolidated_after_the_second_cap_hit_and_kept_when_the_answer_fails(st):
     s = seeded_state("Food")
     for k in range(2):
-        s = la.attractor_update(s, la.AttractorUpdate(basins=(la.BasinUpdate(
+        s = la.update_basins(s, la.BasinsUpdate(basins=(la.BasinUpdate(
             "food", 0.1, add_keywords=tuple(f"w{k}{i}" for i in range(11))),)))
     assert la.consolidation_due(s.basin("food"))
     quiet = {"updates": [], "new": "none", "links": [], "patterns": [], "life": "as before"}
@@ -140,10 +140,10 @@ def test_the_basins_view_keeps_to_its_budget_naming_the_lightest_only(st):
     s = seeded_state("Food", "Ander", "The far fields")
     full = view(s, st)
     assert "Food: 0.50, steady" in full
-    tight = dataclasses.replace(st, attractor=AttractorSettings("current", 8, 60, 160))
+    tight = dataclasses.replace(st, basins=BasinsSettings("current", 8, 60, 160))
     short = view(s, tight)
     assert len(short) <= 60 and "resting" in short
-    assert view(None, st) == "" and view(s, dataclasses.replace(st, attractor=None)) == ""
+    assert view(None, st) == "" and view(s, dataclasses.replace(st, basins=None)) == ""
 
 
 def test_the_update_request_offers_only_the_villagers_basins_the_days_words_and_the_stated_steps():

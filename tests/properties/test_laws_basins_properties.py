@@ -1,4 +1,4 @@
-"""Properties of the attractor over generated sequences of updates, under the
+"""Properties of the basins over generated sequences of updates, under the
 current rules and under the proposed single rule."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernel import laws
-from kernel.laws import AttractorUpdate, BasinUpdate, LawError, NewBasin
+from kernel.laws import BasinsUpdate, BasinUpdate, LawError, NewBasin
 
 FAST = settings(max_examples=50, deadline=None)
 LABELS = ["systems", "music", "cooking", "tide", "rope"]
-RULES = [laws.attractor_update, laws.attractor_update_single]
+RULES = [laws.update_basins, laws.update_basins_single]
 words = st.sampled_from(
     [
         "Salt",
@@ -67,16 +67,16 @@ def updates(draw, present: tuple[str, ...]):
         if len(will_have) > 1
         else []
     )
-    return AttractorUpdate(
+    return BasinsUpdate(
         basins, news, tuple(pairs), tuple(draw(st.lists(words, max_size=7))), draw(st.booleans())
     )
 
 
 @st.composite
 def histories(draw):
-    """A seeded attractor, a rule, and the states after each of a run of updates."""
+    """Seeded basins, a rule, and the states after each of a run of updates."""
     rule = draw(st.sampled_from(RULES))
-    state = laws.attractor_seed(draw(st.lists(st.sampled_from(LABELS), unique=True, max_size=4)))
+    state = laws.seed_basins(draw(st.lists(st.sampled_from(LABELS), unique=True, max_size=4)))
     states = [state]
     for _ in range(draw(st.integers(1, 12))):
         state = rule(state, draw(updates(tuple(b.slug for b in state.basins))))
@@ -86,7 +86,7 @@ def histories(draw):
 
 @FAST
 @given(histories())
-def test_attractor_weights_stay_in_five_hundredths_to_one(history):
+def test_basin_weights_stay_in_five_hundredths_to_one(history):
     _, states = history
     assert all(0.05 <= b.weight <= 1.0 for s in states for b in s.basins)
 
@@ -148,9 +148,9 @@ def test_the_trajectory_is_one_of_four_labels(history):
 @FAST
 @given(st.floats(0.05, 1.0), st.integers(0, 60))
 def test_an_untouched_basin_keeps_0_95_to_the_n_of_its_gap_to_0_3(w, n):
-    state = laws.AttractorState(basins=(laws.Basin("a", "a", w, trajectory=(w,)),))
+    state = laws.BasinsState(basins=(laws.Basin("a", "a", w, trajectory=(w,)),))
     for _ in range(n):
-        state = laws.attractor_update(state, AttractorUpdate())
+        state = laws.update_basins(state, BasinsUpdate())
     assert state.basin("a").weight - 0.3 == pytest.approx((w - 0.3) * 0.95**n, abs=1e-12)
     if n >= 14:
         assert abs(state.basin("a").weight - 0.3) <= abs(w - 0.3) / 2 + 1e-12
@@ -164,17 +164,17 @@ def test_under_the_single_rule_a_zero_delta_is_the_same_as_leaving_a_basin_out(h
     if not state.basins:
         return
     slug = data.draw(st.sampled_from([b.slug for b in state.basins]))
-    assert laws.attractor_update_single(
-        state, AttractorUpdate(basins=(BasinUpdate(slug, 0.0),))
-    ) == laws.attractor_update_single(state, AttractorUpdate())
+    assert laws.update_basins_single(
+        state, BasinsUpdate(basins=(BasinUpdate(slug, 0.0),))
+    ) == laws.update_basins_single(state, BasinsUpdate())
 
 
 @FAST
 @given(st.sampled_from(RULES), st.sampled_from([math.nan, math.inf, -math.inf]))
 def test_a_non_finite_delta_is_refused_by_either_rule(rule, bad):
-    state = laws.attractor_seed(["music"])
+    state = laws.seed_basins(["music"])
     with pytest.raises(LawError):
-        rule(state, AttractorUpdate(basins=(BasinUpdate("music", bad),)))
+        rule(state, BasinsUpdate(basins=(BasinUpdate("music", bad),)))
 
 
 @FAST
@@ -182,7 +182,7 @@ def test_a_non_finite_delta_is_refused_by_either_rule(rule, bad):
 def test_an_update_returns_a_new_state_and_leaves_the_old_one_as_it_was(history, data):
     rule, states = history
     before = states[-1]
-    snapshot = laws.AttractorState(before.basins, before.phase, before.updates, before.emerging)
+    snapshot = laws.BasinsState(before.basins, before.phase, before.updates, before.emerging)
     rule(before, data.draw(updates(tuple(b.slug for b in before.basins))))
     assert before == snapshot
 
@@ -207,7 +207,7 @@ def _step(history, data):
     _, states = history
     before = states[-1]
     update = data.draw(updates(tuple(b.slug for b in before.basins)))
-    return before, update, laws.attractor_update(before, update), laws.attractor_update_single(
+    return before, update, laws.update_basins(before, update), laws.update_basins_single(
         before, update
     )
 
@@ -324,7 +324,7 @@ def test_a_phase_shift_adds_one_to_the_phase_and_the_first_five_emerging_pattern
 @FAST
 @given(st.lists(st.sampled_from(LABELS), unique=True, min_size=1, max_size=5))
 def test_seeded_basins_all_start_at_one_half_unused_so_entropy_is_one(labels):
-    s = laws.attractor_seed(labels)
+    s = laws.seed_basins(labels)
     assert s.weights == (0.5,) * len(labels)
     assert all(b.conversations == 0 and b.last_active is None for b in s.basins)
     assert laws.entropy(s) == pytest.approx(1.0 if len(labels) > 1 else 0.0, abs=1e-12)
@@ -346,7 +346,7 @@ weights = st.floats(0.05, 1.0)
 def test_the_trajectory_label_is_the_first_of_converging_restructuring_diverging_stable_that_holds(
     steps,
 ):
-    state = laws.AttractorState(
+    state = laws.BasinsState(
         basins=tuple(
             laws.Basin(f"b{i}", f"b{i}", after, trajectory=(before, after))
             for i, (before, after) in enumerate(steps)
@@ -375,8 +375,8 @@ signal = st.floats(0.001, 0.3)
 stretch = st.integers(1, 40)
 
 
-def _start(w: float, rest: tuple[float, ...]) -> laws.AttractorState:
-    return laws.AttractorState(
+def _start(w: float, rest: tuple[float, ...]) -> laws.BasinsState:
+    return laws.BasinsState(
         basins=tuple(
             laws.Basin(slug, slug, x, trajectory=(x,))
             for slug, x in zip(("a", *OTHERS), (w, *rest), strict=True)
@@ -390,7 +390,7 @@ def _run(rule, state, deltas):
     out = []
     for d in deltas:
         basins = () if d is None else (BasinUpdate("a", d),)
-        state = rule(state, AttractorUpdate(basins=basins))
+        state = rule(state, BasinsUpdate(basins=basins))
         out.append(state.basin("a").weight)
     return out, state
 
@@ -403,7 +403,7 @@ rests = st.tuples(weights, weights, weights)
 def test_under_the_current_rules_repeated_positive_signals_climb_by_the_delta_to_the_ceiling_and_stay_there(
     w, rest, d, n
 ):
-    seen, state = _run(laws.attractor_update, _start(w, rest), [d] * n)
+    seen, state = _run(laws.update_basins, _start(w, rest), [d] * n)
     for k, x in enumerate(seen, 1):
         assert x == pytest.approx(min(1.0, w + k * d), abs=1e-9)
     hit = next((k for k, x in enumerate(seen) if x == 1.0), None)
@@ -421,7 +421,7 @@ def test_under_the_single_rule_repeated_positive_signals_approach_0_3_plus_twent
     # each update is w -> min(1, 0.95 w + 0.015 + d), a contraction by 0.95 whose fixed
     # point is 0.3 + 20 d, or the ceiling when that is above it
     target = min(1.0, 0.3 + 20 * d)
-    seen, _ = _run(laws.attractor_update_single, _start(w, rest), [d] * n)
+    seen, _ = _run(laws.update_basins_single, _start(w, rest), [d] * n)
     for k, x in enumerate(seen, 1):
         assert x <= 1.0
         assert abs(x - target) <= 0.95**k * abs(w - target) + 1e-12
@@ -432,9 +432,9 @@ def test_under_the_single_rule_repeated_positive_signals_approach_0_3_plus_twent
 def test_under_the_single_rule_a_repeated_signal_below_0_035_cannot_hold_a_basin_at_the_ceiling(
     rest, d
 ):
-    seen, _ = _run(laws.attractor_update_single, _start(1.0, rest), [d] * 3)
+    seen, _ = _run(laws.update_basins_single, _start(1.0, rest), [d] * 3)
     assert all(x < 1.0 for x in seen)
-    held, _ = _run(laws.attractor_update, _start(1.0, rest), [d] * 3)
+    held, _ = _run(laws.update_basins, _start(1.0, rest), [d] * 3)
     assert held == [1.0] * 3
 
 
@@ -445,7 +445,7 @@ def test_under_the_current_rules_alternating_signals_hold_a_band_of_width_the_de
 ):
     # +d then -d, n pairs: the basin never relaxes, so it swings between two weights
     lo = min(w, 1.0 - d)
-    seen, _ = _run(laws.attractor_update, _start(w, rest), [d, -d] * n)
+    seen, _ = _run(laws.update_basins, _start(w, rest), [d, -d] * n)
     for k, x in enumerate(seen):
         assert x == pytest.approx(lo + d if k % 2 == 0 else lo, abs=1e-9)
 
@@ -458,7 +458,7 @@ def test_under_the_single_rule_alternating_signals_settle_into_0_3_plus_or_minus
     # +d then -d: the two-update cycle is 0.3 - d/1.95 after a -d and 0.3 + d/1.95 after
     # a +d, and every update closes 5% of the distance to it, wherever the basin started
     low, high = 0.3 - d / 1.95, 0.3 + d / 1.95
-    seen, _ = _run(laws.attractor_update_single, _start(w, rest), [d, -d] * n)
+    seen, _ = _run(laws.update_basins_single, _start(w, rest), [d, -d] * n)
     for k, x in enumerate(seen, 1):
         near = high if k % 2 else low
         assert abs(x - near) <= 0.95**k * abs(w - low) + 1e-12
@@ -472,8 +472,8 @@ def test_a_quiet_stretch_closes_each_gap_to_0_3_to_0_95_to_the_n_and_both_rules_
     current, single = start, start
     entropies = [laws.entropy(start)]
     for _ in range(n):
-        current = laws.attractor_update(current, AttractorUpdate())
-        single = laws.attractor_update_single(single, AttractorUpdate())
+        current = laws.update_basins(current, BasinsUpdate())
+        single = laws.update_basins_single(single, BasinsUpdate())
         entropies.append(laws.entropy(current))
     assert current == single
     for b in start.basins:
@@ -488,8 +488,8 @@ def test_a_quiet_stretch_closes_each_gap_to_0_3_to_0_95_to_the_n_and_both_rules_
 @FAST
 @given(weights, rests, stretch)
 def test_under_the_current_rules_a_basin_left_out_relaxes_while_one_given_zero_holds(w, rest, n):
-    omitted, o = _run(laws.attractor_update, _start(w, rest), [None] * n)
-    zeroed, z = _run(laws.attractor_update, _start(w, rest), [0.0] * n)
+    omitted, o = _run(laws.update_basins, _start(w, rest), [None] * n)
+    zeroed, z = _run(laws.update_basins, _start(w, rest), [0.0] * n)
     assert zeroed == [w] * n
     assert omitted[-1] - 0.3 == pytest.approx((w - 0.3) * 0.95**n, abs=1e-12)
     if abs(w - 0.3) > 1e-6:
@@ -503,8 +503,8 @@ def test_under_the_current_rules_a_basin_left_out_relaxes_while_one_given_zero_h
 def test_under_the_single_rule_a_basin_left_out_and_one_given_zero_are_the_same_over_any_stretch(
     w, rest, n
 ):
-    omitted, o = _run(laws.attractor_update_single, _start(w, rest), [None] * n)
-    zeroed, z = _run(laws.attractor_update_single, _start(w, rest), [0.0] * n)
+    omitted, o = _run(laws.update_basins_single, _start(w, rest), [None] * n)
+    zeroed, z = _run(laws.update_basins_single, _start(w, rest), [0.0] * n)
     assert o == z
     assert omitted[-1] - 0.3 == pytest.approx((w - 0.3) * 0.95**n, abs=1e-12)
 
@@ -514,14 +514,14 @@ def test_under_the_single_rule_a_basin_left_out_and_one_given_zero_are_the_same_
 def test_each_update_that_pushes_a_basin_past_ten_keywords_is_one_cap_hit_and_consolidation_is_due_from_the_second(
     rule, hits, quiet
 ):
-    state = laws.attractor_seed(["music", "rope"])
+    state = laws.seed_basins(["music", "rope"])
     for k in range(hits):
         fresh = tuple(f"w{k}-{i}" for i in range(11))
-        state = rule(state, AttractorUpdate(basins=(BasinUpdate("music", 0.1, fresh),)))
+        state = rule(state, BasinsUpdate(basins=(BasinUpdate("music", 0.1, fresh),)))
         for _ in range(quiet):
             # its newest keyword again, in other case: a duplicate, so no hit
             again = (state.basin("music").keywords[-1].upper(),)
-            state = rule(state, AttractorUpdate(basins=(BasinUpdate("music", 0.0, again),)))
+            state = rule(state, BasinsUpdate(basins=(BasinUpdate("music", 0.0, again),)))
     b = state.basin("music")
     assert b.cap_hits == hits
     assert len(b.keywords) == (10 if hits else 0)

@@ -1,8 +1,9 @@
-"""The attractor: a few weighted basins of interest that drift with each conversation.
+"""The basins: a few weighted basins of interest that drift with each conversation (the
+source document's attractor basins).
 
-This module owns the attractor's state values and the rules that move them:
-the current rules (`attractor_update`), the proposed single rule beside them
-(`attractor_update_single`) so the two can be compared on the same inputs,
+This module owns the basins' state values and the rules that move them:
+the current rules (`update_basins`), the proposed single rule beside them
+(`update_basins_single`) so the two can be compared on the same inputs,
 and the readings `entropy` and `trajectory`. It must not call a model or
 parse a model's reply: it is handed an update already read into values, and
 it refuses one that names a basin the state does not have or carries a delta
@@ -56,8 +57,8 @@ def _slugs_once(basins: Iterable[Any], kind: type, each: str) -> tuple[Any, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class AttractorParams:
-    """The numbers the attractor runs on.
+class BasinsParams:
+    """The numbers the basins run on.
 
     A proposed delta is clamped to +-`max_delta`; a weight is bounded to
     [`floor`, `ceiling`]; a basin left alone closes `relax` of its gap to
@@ -130,7 +131,7 @@ class Basin:
 
 
 @dataclass(frozen=True, slots=True)
-class AttractorState:
+class BasinsState:
     """The basins in the order they arose, the phase counter, the number of updates
     applied, and the emerging patterns the last update carried."""
 
@@ -191,7 +192,7 @@ class NewBasin:
 
 
 @dataclass(frozen=True, slots=True)
-class AttractorUpdate:
+class BasinsUpdate:
     """One conversation's update, already read out of the model's reply."""
 
     basins: tuple[BasinUpdate, ...] = ()
@@ -224,10 +225,10 @@ class AttractorUpdate:
         )
 
 
-def attractor_seed(
-    labels: Iterable[str], params: AttractorParams = AttractorParams()
-) -> AttractorState:
-    """A new attractor: one basin per label, every one at the seed weight, so none is favoured."""
+def seed_basins(
+    labels: Iterable[str], params: BasinsParams = BasinsParams()
+) -> BasinsState:
+    """New basins: one basin per label, every one at the seed weight, so none is favoured."""
     labels = _strings("labels", labels)
     basins = tuple(
         Basin(
@@ -238,7 +239,7 @@ def attractor_seed(
         )
         for label in labels
     )
-    return AttractorState(basins=basins)
+    return BasinsState(basins=basins)
 
 
 def _edit_keywords(
@@ -256,22 +257,22 @@ def _edit_keywords(
     return tuple(words), False
 
 
-def _bound(w: float, p: AttractorParams) -> float:
+def _bound(w: float, p: BasinsParams) -> float:
     return min(p.ceiling, max(p.floor, w))
 
 
-def _clamp_delta(delta: float, p: AttractorParams) -> float:
+def _clamp_delta(delta: float, p: BasinsParams) -> float:
     delta = real("delta", delta)
     return max(-p.max_delta, min(p.max_delta, delta))
 
 
 def _apply(
-    state: AttractorState, update: AttractorUpdate, p: AttractorParams, single: bool
-) -> AttractorState:
-    if not isinstance(state, AttractorState):
-        raise LawError(f"Expected an AttractorState but got state={state!r}")
-    if not isinstance(update, AttractorUpdate):
-        raise LawError(f"Expected an AttractorUpdate but got update={update!r}")
+    state: BasinsState, update: BasinsUpdate, p: BasinsParams, single: bool
+) -> BasinsState:
+    if not isinstance(state, BasinsState):
+        raise LawError(f"Expected an BasinsState but got state={state!r}")
+    if not isinstance(update, BasinsUpdate):
+        raise LawError(f"Expected an BasinsUpdate but got update={update!r}")
     said = {u.slug: u for u in update.basins}
     for slug in said:
         if not state.has(slug):
@@ -279,7 +280,7 @@ def _apply(
     n = state.updates + 1
     basins = _moved(state, said, p, single, n)
     basins = _linked(_born(basins, update, p, n), update)
-    return AttractorState(
+    return BasinsState(
         basins=tuple(basins),
         phase=state.phase + (1 if update.phase_shift else 0),
         updates=n,
@@ -288,7 +289,7 @@ def _apply(
 
 
 def _moved(
-    state: AttractorState, said: dict[str, BasinUpdate], p: AttractorParams, single: bool, n: int
+    state: BasinsState, said: dict[str, BasinUpdate], p: BasinsParams, single: bool, n: int
 ) -> list[Basin]:
     """Every basin the state has, after its signal (if said) or its relaxation (if not)."""
     deltas = {slug: _clamp_delta(u.delta, p) for slug, u in said.items()}
@@ -325,7 +326,7 @@ def _moved(
 
 
 def _born(
-    basins: list[Basin], update: AttractorUpdate, p: AttractorParams, n: int
+    basins: list[Basin], update: BasinsUpdate, p: BasinsParams, n: int
 ) -> list[Basin]:
     """The basins, then each new one whose slug is not taken yet, at the new weight."""
     slugs = {b.slug for b in basins}
@@ -350,7 +351,7 @@ def _born(
     return basins
 
 
-def _linked(basins: list[Basin], update: AttractorUpdate) -> list[Basin]:
+def _linked(basins: list[Basin], update: BasinsUpdate) -> list[Basin]:
     """The basins with the update's connections added both ways, each basin's sorted."""
     links: dict[str, set[str]] = {b.slug: set(b.connections) for b in basins}
     for a, b in update.connections:
@@ -364,9 +365,9 @@ def _linked(basins: list[Basin], update: AttractorUpdate) -> list[Basin]:
     return [replace(b, connections=tuple(sorted(links[b.slug]))) for b in basins]
 
 
-def attractor_update(
-    state: AttractorState, update: AttractorUpdate, params: AttractorParams = AttractorParams()
-) -> AttractorState:
+def update_basins(
+    state: BasinsState, update: BasinsUpdate, params: BasinsParams = BasinsParams()
+) -> BasinsState:
     """The current rules: a basin the update lists moves by its delta clamped to
     +-max_delta and is bounded to [floor, ceiling]; a basin it leaves out closes
     `relax` of its gap to the baseline. Listed with a delta of 0 or below still
@@ -377,16 +378,16 @@ def attractor_update(
     return _apply(state, update, params, single=False)
 
 
-def attractor_update_single(
-    state: AttractorState, update: AttractorUpdate, params: AttractorParams = AttractorParams()
-) -> AttractorState:
+def update_basins_single(
+    state: BasinsState, update: BasinsUpdate, params: BasinsParams = BasinsParams()
+) -> BasinsState:
     """The proposed single rule, for comparison: every basin relaxes toward the
     baseline, then takes its clamped delta (0 if left out), then is bounded.
-    Everything but the weight rule is as in `attractor_update`."""
+    Everything but the weight rule is as in `update_basins`."""
     return _apply(state, update, params, single=True)
 
 
-def consolidation_due(basin: Basin, params: AttractorParams = AttractorParams()) -> bool:
+def consolidation_due(basin: Basin, params: BasinsParams = BasinsParams()) -> bool:
     """Whether a basin's keywords have hit the cap often enough to be rewritten as fewer."""
     return basin.cap_hits >= params.consolidate_after
 
@@ -396,13 +397,13 @@ CONSOLIDATED = 5
 
 
 def consolidated(
-    state: AttractorState, slug: str, keywords: Iterable[str], params: AttractorParams = AttractorParams()
-) -> AttractorState:
+    state: BasinsState, slug: str, keywords: Iterable[str], params: BasinsParams = BasinsParams()
+) -> BasinsState:
     """The state with basin `slug`'s keywords rewritten as `keywords` (fewer, more general):
     deduplicated ignoring case, at most CONSOLIDATED kept (the first), its cap hits back to 0
     and its consolidations counted. Refused for a basin not due (`consolidation_due`)."""
-    if not isinstance(state, AttractorState):
-        raise LawError(f"Expected an AttractorState but got state={state!r}")
+    if not isinstance(state, BasinsState):
+        raise LawError(f"Expected an BasinsState but got state={state!r}")
     b = state.basin(slug)
     if not consolidation_due(b, params):
         raise LawError(f"Expected a basin due for consolidation but got slug={slug!r} "
@@ -423,13 +424,13 @@ def _first_distinct(words: tuple[str, ...], most: int) -> tuple[str, ...]:
     return tuple(out[:most])
 
 
-def entropy(weights: Iterable[float] | AttractorState) -> float:
+def entropy(weights: Iterable[float] | BasinsState) -> float:
     """Normalised Shannon entropy of the weights taken as a distribution, in [0, 1].
 
     1 when weight is spread evenly, 0 when one basin holds all of it. A total
     of 0 (no basins, or all at 0) gives 1; a single basin gives 0.
     """
-    if isinstance(weights, AttractorState):
+    if isinstance(weights, BasinsState):
         weights = weights.weights
     if isinstance(weights, str | bytes) or not isinstance(weights, Iterable):
         raise LawError(f"Expected weights as numbers but got weights={weights!r}")
@@ -443,8 +444,8 @@ def entropy(weights: Iterable[float] | AttractorState) -> float:
     return min(1.0, max(0.0, h / math.log2(len(ws))))
 
 
-def trajectory(state: AttractorState) -> str:
-    """Where the attractor is heading, read from each basin's last step.
+def trajectory(state: BasinsState) -> str:
+    """Where the basins are heading, read from each basin's last step.
 
     With c the mean of |last - previous| weight over basins that have two
     weights: "converging" if the top basin grew and c < 0.10; else
@@ -452,8 +453,8 @@ def trajectory(state: AttractorState) -> str:
     Checked in that order. The top basin is the heaviest now, the earliest
     in the state among equals.
     """
-    if not isinstance(state, AttractorState):
-        raise LawError(f"Expected an AttractorState but got state={state!r}")
+    if not isinstance(state, BasinsState):
+        raise LawError(f"Expected an BasinsState but got state={state!r}")
     steps = [
         abs(b.trajectory[-1] - b.trajectory[-2]) for b in state.basins if len(b.trajectory) >= 2
     ]
