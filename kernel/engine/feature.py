@@ -30,7 +30,7 @@ from kernel.mind.settings import NightSettings, Settings
 from kernel.world.step import World
 
 
-class Books(Protocol):
+class BooksByName(Protocol):
     """The books the engine folds beside memory and its vectors, by name (kernel.engine.run
     keeps them): "felt" where the importance table has valences, and each feature's own."""
 
@@ -53,7 +53,7 @@ class EngineState(Protocol):
     world: World
     memory: MemoryProjection
     vectors: VectorsProjection
-    books: Books
+    books: BooksByName
     cast: Cast
 
     def plans(self, tick: int) -> Any: ...

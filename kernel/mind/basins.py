@@ -171,7 +171,7 @@ def view(state: la.BasinsState | None, st: Settings) -> str:
 
 
 @dataclass(slots=True)
-class Update(calls.Call):
+class Update(calls.VillagerCall):
     """One villager's update call and what became of it."""
 
     schema: bytes

@@ -2,7 +2,7 @@
 
 The round (kernel.mind.reflect) and the night (kernel.mind.night) ask the
 model the same way and write what it said the same way. This module owns
-those shapes: the `Call` one villager's call at night is made of (who, when, its
+those shapes: the `VillagerCall` one villager's call at night is made of (who, when, its
 seed, the rows its prompt shows, the prompt), the `Ask` of a call (the generation model, temperature,
 decoding and context of the thought settings, with a token limit of the caller's), the
 `Answered` event that records a call's answer, the `Rejection` that is a
@@ -25,7 +25,7 @@ from kernel.seam import Rendered
 
 
 @dataclass(slots=True)
-class Call:
+class VillagerCall:
     """One villager's call: the villager and its name, the tick, the call's seed, the rows its
     prompt shows and the prompt. A night's calls (a basin update, a plan) add their schema and
     what became of the answer."""

@@ -86,7 +86,7 @@ class Group:
 
 
 @dataclass(slots=True)
-class NightPlan(calls.Call):
+class NightPlan(calls.VillagerCall):
     """One villager's night call and what became of its plan."""
 
     schema: bytes = b""                          # the ask's schema: ids among those shown

@@ -62,7 +62,7 @@ from kernel.report import plots, source
 from kernel.report import talk as rt
 from kernel.report.views import (
     Answerer,
-    Call,
+    CallView,
     Day,
     FeltView,
     HeaderView,
@@ -362,14 +362,14 @@ def _retrievals(rounds: Sequence[Round]) -> tuple[RetrievalView, ...]:
     return tuple(out)
 
 
-def _costs(rerun: _Rerun) -> tuple[tuple[Call, ...], tuple[RoundCost, ...]]:
-    calls: list[Call] = []
+def _costs(rerun: _Rerun) -> tuple[tuple[CallView, ...], tuple[RoundCost, ...]]:
+    calls: list[CallView] = []
     rounds: list[RoundCost] = []
     start = 0
     for tick, end in rerun.cuts:
         mine = rerun.costs[start:end]
         for c in mine:
-            calls.append(Call(len(calls) + 1, tick, c.kind, c.purpose, c.model, c.took_ns / 1e9,
+            calls.append(CallView(len(calls) + 1, tick, c.kind, c.purpose, c.model, c.took_ns / 1e9,
                               c.tokens_in, c.tokens_out))
         runs = [c.model for i, c in enumerate(mine) if i == 0 or mine[i - 1].model != c.model]
         rounds.append(RoundCost(tick, len(mine), sum(c.took_ns for c in mine) / 1e9, tuple(runs),

@@ -611,7 +611,10 @@ class RetrievalView:
 
 
 @dataclass(frozen=True, slots=True)
-class Call:
+class CallView:
+    """One model call as the report's cost table shows it (a villager's call is
+    kernel.mind.calls.VillagerCall; what a model said, kernel.oracle.base.Said)."""
+
     n: int
     tick: int | None             # the round it belongs to
     kind: str
@@ -727,7 +730,7 @@ class Day:
     refusals: tuple[tuple[str, tuple[RefusalView, ...]], ...]    # by check, in check order
     retrievals: tuple[RetrievalView, ...]
     retrieval_note: str | None
-    calls: tuple[Call, ...]
+    calls: tuple[CallView, ...]
     rounds: tuple[RoundCost, ...]
     cost_note: str | None
     rows: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)

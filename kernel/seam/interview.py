@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kernel.seam.schemas import CITED, WORD, Said, line_words, naming, said_schema
+from kernel.seam.schemas import CITED, WORD, SaidKind, line_words, naming, said_schema
 
 INTERVIEW = "interview.tmpl"
 """The template of one interview question put to one villager."""
@@ -33,7 +33,7 @@ def _answered(line: str) -> str:
     return naming(named, 3, 8, "[.!?]?") if named else ANSWERED_PATTERN
 
 
-ANSWER = Said("an answer", "an interview", _answered, ANSWERED_PATTERN)
+ANSWER = SaidKind("an answer", "an interview", _answered, ANSWERED_PATTERN)
 """An interview answer, as `said_schema` bounds it."""
 
 

@@ -196,7 +196,7 @@ def drawn_schema(shown: object, most: int = CITED, *, request: bool = True,
 
 
 @dataclass(frozen=True, slots=True)
-class Said:
+class SaidKind:
     """What kind of answer `said_schema` bounds: its name where its length is refused (`noun`)
     and where its ids are (`call`), and the words a patterned request asks of it: `drawn` of
     an answer drawn first from a line, `plain` where no line is given."""
@@ -207,7 +207,7 @@ class Said:
     plain: str
 
 
-def said_schema(shown: object, chars: int, most: int, kind: Said, *, request: bool,
+def said_schema(shown: object, chars: int, most: int, kind: SaidKind, *, request: bool,
                 lines: Mapping[int, str] | None, bounded: bool) -> bytes:
     """An answer of `kind` (an utterance, an interview answer) of at most `chars` characters
     drawn from 1 to `most` of the ids `shown`: the request an `enum` of them, with `lines`

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kernel.seam.schemas import CITED, WORD, Said, line_words, naming, said_schema
+from kernel.seam.schemas import CITED, WORD, SaidKind, line_words, naming, said_schema
 
 TALK = "talk.tmpl"
 """The template of an utterance at a meeting: a start, or the answer to what was just heard."""
@@ -46,5 +46,5 @@ def _spoken(line: str) -> str:
     return naming(named, 3, 5, "[.!?]?", first=SPOKEN_OPENING) if named else SPOKEN_PATTERN
 
 
-UTTERANCE = Said("an utterance", "an utterance", _spoken, SPOKEN_PATTERN)
+UTTERANCE = SaidKind("an utterance", "an utterance", _spoken, SPOKEN_PATTERN)
 """An utterance, as `said_schema` bounds it."""
