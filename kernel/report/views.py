@@ -348,7 +348,7 @@ class EffectTotal:
 @dataclass(frozen=True)
 class BasinsView:
     """Basins and plans in the report: each villager's, the effect's totals by act
-    (from day `from_day`, from 1), and why the intentions were not measured where they were not."""
+    (from day `from_day`, from 1), and why the plans were not measured where they were not."""
 
     villagers: tuple[VillagerBasins, ...] = ()
     totals: tuple[EffectTotal, ...] = ()
