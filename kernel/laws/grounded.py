@@ -2,7 +2,8 @@
 gave to or took from whom.
 
 This module owns `named` (the villagers a text names), `claims` (who it says gave to or took
-from whom), `judge_grounded` (the first of the two checks a thought, an utterance or an
+from whom, or said words to whom), `copied_you` (a cited line's "you" an utterance says of
+its listener), `judge_grounded` (the first of the three checks a thought, an utterance or an
 interview answer fails, a `StatementRefusal` of check `ungrounded`) and the wording of each
 refusal. The model proposes, this code checks: the round that judges an answer hands in its
 speaker, its listener (talk only), the texts of the rows it cites (a cited thought's text is
@@ -48,11 +49,31 @@ A claim is "X gave to Y" or "X took from Y"; a verb of receiving is a claim of g
 the other way ("I received bread from Ander" and "got bread from Ander" say Ander gave to me);
 a verb whose subject or object is not a party makes none, and so is not judged.
 
+**A claim of saying** is words passed on: "X said to Y" where the text reports what was said.
+"heard X say" (or tell, talk, speak, in any tense) says X said it to the subject of "heard"
+(`heard Halla say: "..."`, a listener's own row: Halla said it to me). A past verb of saying
+(`SAYING`: "said", "told") with a subject found as above says its subject said it, to the party
+right after "to" ("said to Ander") or, for "told", right after the verb ("told me"), and where
+there is none, to somebody the text does not name: "Mose said he gave bread" says Mose said
+something. Only the past is read: "I say" is the saying itself, not a report of it. A text's
+claim of saying to nobody named stands on any cited line of the same villager saying anything,
+and any claim of saying on a cited line that has that villager saying words to nobody named
+(`heard Orm say: "I heard Ander say ..."`: the quoted "I" is nobody, so Ander said it to
+somebody).
+
 **The checks**, in order, the first failed refusing the answer whole:
 
 1. every villager the text names is its speaker, its listener or named in a cited line;
 2. every claim of the text is a claim of at least one cited line (the same verb, the same two
-   parties in the same order), each line read by the rules above with the speaker as its "I".
+   parties in the same order), each line read by the rules above with the speaker as its "I":
+   a villager who passes on words says who said them only as a cited line of talk does
+   (`said to Ander: "..."`, `heard Ander say: "..."`);
+3. in an utterance, no "you" or "your" of a cited line is said again with the words after it
+   (`COPIED` words, or to the line's end where it has fewer, at least three): a cited line's
+   "you" is the speaker and an utterance's the listener, so "I remember that you came to live
+   in the south wood", citing the speaker's own "you came to live in the south wood", says the
+   listener did what the speaker did. What a cited line quotes is left out: its "you" is
+   whoever was spoken to there.
 """
 
 from __future__ import annotations
@@ -66,7 +87,7 @@ from kernel.laws._errors import LawError
 from kernel.laws.statement import StatementRefusal
 
 UNGROUNDED = "ungrounded"
-GAVE, TOOK = "gave", "took"
+GAVE, TOOK, SAID = "gave", "took", "said"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +101,7 @@ class Verb:
     after: frozenset[str]
     possessive: bool = False
     received: bool = False
+    close: bool = False         # the word of `after` stands right after the verb ("said to")
 
 
 def _forms(words: str, verb: Verb) -> dict[str, Verb]:
@@ -102,6 +124,18 @@ VERBS: dict[str, Verb] = {
 """The verbs of giving, taking and receiving, by the word as written (casefolded). "hand" and "hands"
 are left out: every take row holds the noun ("out of Ander's hands")."""
 
+SAYING: dict[str, Verb] = {
+    "said": Verb(SAID, False, frozenset({"to"}), close=True),
+    "told": Verb(SAID, True, frozenset({"to"}), close=True),
+}
+"""The verbs of saying, past tense only (a villager's "I say" is the saying itself, not a
+report of it): "said" finds its listener right after "to", "told" right after it."""
+
+HEARD = frozenset("heard hear hears hearing".split())
+SAY = frozenset("say says saying said tell tells telling told talk talks talking speak "
+                "speaks spoke".split())
+"""`heard X say`: X said it to whoever heard (the subject of `HEARD`), in any tense of `SAY`."""
+
 HELPING = frozenset("had has have did does do will would could can may might must should shall "
                     "then also just once again even first later today yesterday".split())
 """The words that may stand between a subject and its verb."""
@@ -119,10 +153,21 @@ class Claim:
 
     verb: str
     by: str
-    other: str
+    other: str | None         # None: said to somebody the text does not name (said only)
 
     def __str__(self) -> str:
-        return f"{self.by} {self.verb} {'to' if self.verb == GAVE else 'from'} {self.other}"
+        if self.other is None:
+            return f"{self.by} said something"
+        return f"{self.by} {self.verb} {'from' if self.verb == TOOK else 'to'} {self.other}"
+
+    def stands_on(self, cited: set[Claim]) -> bool:
+        """Whether a claim of `cited` says this one: the same, or for a claim of saying where
+        one of the two does not say to whom (a quoted "I heard Ander say": who heard is not
+        known), any saying of the same villager."""
+        if self in cited:
+            return True
+        return self.verb == SAID and any(
+            c.verb == SAID and c.by == self.by and None in (c.other, self.other) for c in cited)
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,9 +305,24 @@ def _object(items: Sequence[_Item], i: int, verb: Verb) -> str | None:
                 return it.party
             continue
         if (verb.direct and j == i + 1) or (j > i + 1 and items[j - 1].party is None
-                                            and items[j - 1].word.lower() in verb.after):
+                                            and items[j - 1].word.lower() in verb.after
+                                            and (not verb.close or j == i + 2)):
             return it.party
     return None
+
+
+def _saying(items: Sequence[_Item], i: int, speaker: str) -> Claim | None:
+    """The claim of saying at item `i`: `heard X say` (X said to the one who heard), or a past
+    verb of saying with its subject (`SAYING`); None where it is neither or has no subject."""
+    it = items[i]
+    low = it.word.lower()
+    if (low in SAY and i >= 2 and items[i - 1].party is not None and not items[i - 1].possessive
+            and items[i - 2].party is None and items[i - 2].word.lower() in HEARD
+            and items[i - 2].sentence == it.sentence == items[i - 1].sentence):
+        return Claim(SAID, items[i - 1].party, _subject(items, i - 2, speaker))
+    verb = SAYING.get(low)
+    by = None if verb is None else _subject(items, i, speaker)
+    return None if by is None else Claim(SAID, by, _object(items, i, verb))
 
 
 def claims(text: str, names: Iterable[str], *, speaker: str,
@@ -278,12 +338,45 @@ def claims(text: str, names: Iterable[str], *, speaker: str,
     for i, it in enumerate(items):
         verb = VERBS.get(it.word.lower()) if it.party is None else None
         if verb is None:
+            said = _saying(items, i, speaker) if it.party is None else None
+            out += () if said is None else (said,)
             continue
         by, other = _subject(items, i, speaker), _object(items, i, verb)
         if by is not None and other is not None:
             out.append(Claim(verb.claim, other, by) if verb.received
                        else Claim(verb.claim, by, other))
     return tuple(out)
+
+
+COPIED = 5
+"""How many words from a cited line's "you" on (the pronoun first) an utterance says again, in
+order, to say the line's "you" of its listener; a line with fewer after it needs them all, and
+three at least."""
+
+
+def _unquoted(text: str) -> list[str]:
+    """The words of `text` outside quotation marks, casefolded."""
+    return [w.casefold() for w, _, quoted in _tokens(text) if not quoted]
+
+
+def copied_you(text: str, cited: Iterable[str]) -> str | None:
+    """The words of a cited line from its "you" or "your" on that `text` says again (the
+    third check), or None where it says none."""
+    said = " " + " ".join(_unquoted(text)) + " "
+    for line in cited:
+        words = _unquoted(line)
+        for k, w in enumerate(words):
+            run = words[k:k + COPIED]
+            if w in _YOU and len(run) >= 3 and f" {' '.join(run)} " in said:
+                return " ".join(run)
+    return None
+
+
+def miscopied(words: str, speaker: str, listener: str) -> str:
+    """The refusal's reason for an utterance that says a cited line's `words`, whose "you" was
+    `speaker`, to `listener`."""
+    return (f'says "{words}" to {listener}, and in its cited line "you" is {speaker}, '
+            f"not {listener}")
 
 
 def unnamed(name: str, listener: str | None = None) -> str:
@@ -294,17 +387,22 @@ def unnamed(name: str, listener: str | None = None) -> str:
 
 def unclaimed(claim: Claim) -> str:
     """The refusal's reason for a text saying `claim`, which no cited line says."""
-    doing = "giving to" if claim.verb == GAVE else "taking from"
-    return (f"says {claim}, and no cited line has {claim.by} {doing} {claim.other}")
+    if claim.other is None:
+        return f"says {claim}, and no cited line has {claim.by} saying anything"
+    doing = {GAVE: "giving to", TOOK: "taking from", SAID: "saying anything to"}[claim.verb]
+    return f"says {claim}, and no cited line has {claim.by} {doing} {claim.other}"
 
 
 def judge_grounded(text: str, *, speaker: str, cited: Iterable[str], names: Iterable[str],
-                   listener: str | None = None) -> StatementRefusal | None:
-    """The first check of the two (the rules above) that `text` fails, or None when it stands.
+                   listener: str | None = None,
+                   shown: Iterable[str] | None = None) -> StatementRefusal | None:
+    """The first check of the three (the rules above) that `text` fails, or None when it stands.
 
     `speaker` says it, to `listener` where it is an utterance; `cited` are the texts of the rows
     it cites; `names` the name of every villager of its world (the speaker's and listener's
-    need not be among them)."""
+    need not be among them); `shown` the cited lines as its prompt showed them, which the
+    third check reads (a world in words shows "you came to live ..." of a row "came to live
+    ..."), `cited` where not given."""
     everyone = _everyone(names, _text("speaker", speaker), listener)
     if isinstance(cited, str | bytes) or not isinstance(cited, Iterable):
         raise LawError(f"Expected the cited lines as a collection of texts but got "
@@ -317,6 +415,10 @@ def judge_grounded(text: str, *, speaker: str, cited: Iterable[str], names: Iter
             return StatementRefusal(UNGROUNDED, unnamed(n, listener))
     said = {c for line in lines for c in claims(line, everyone, speaker=speaker, cited=True)}
     for c in claims(text, everyone, speaker=speaker, listener=listener):
-        if c not in said:
+        if not c.stands_on(said):
             return StatementRefusal(UNGROUNDED, unclaimed(c))
+    copied = None if listener is None else copied_you(
+        text, lines if shown is None else [_text("a shown line", c) for c in shown])
+    if copied is not None:
+        return StatementRefusal(UNGROUNDED, miscopied(copied, speaker, listener))
     return None

@@ -18,9 +18,13 @@ the block's `shown` lines. Sightings and partings are not among them: the prompt
 meeting in words, and a line that someone came into sight is nothing to tell them. One call (the talk template, `kernel.seam.talk.talk_schema` with an
 `enum` of the ids shown) at temperature 0, seeded by the tick and the speaker. The seam then
 judges the answer as it judges a statement: its shape, its own words (not wordless, not a
-shown line said back, `laws.judge_statement`, nor a sentence of its own prompt), its citations (`laws.cite`: each exists, is
-the speaker's, no later than now, once, and not forgotten), and where the settings say
-`grounded` whom it names and who it says gave or took from whom (`laws.judge_grounded`). An
+shown line said back, nor the words inside a line of talk its prompt shows, in its day or in
+what it remembers, which would be another's words said as its own or its own said again,
+`laws.judge_statement`, nor a sentence of its own prompt), its citations (`laws.cite`: each
+exists, is the speaker's, no later than now, once, and not forgotten), and where the settings
+say `grounded` whom it names, who it says gave or took from whom, whose words it passes on,
+and that it says no "you" of a cited line (the speaker) of its listener, each read off the
+cited lines as the prompt showed them (`laws.judge_grounded`). An
 accepted utterance is a `Spoke` event; perception gives the speaker its `did` row and the listener its `heard` row.
 
 Then each listener of an accepted start may answer once, in the same way, within its own
@@ -115,6 +119,8 @@ class Utterance:
     refused: Rejection | None = None
     spoke: ev.Spoke | None = None
     near: Mapping[int, str] = field(default_factory=dict)   # folded rows' shown lines (laws.near_lines)
+    lived: tuple[Memory, ...] = ()   # the day its prompt opens with (`lived`), not citable
+    lines: Mapping[int, str] = field(default_factory=dict)  # each shown row's line as shown, by id
 
     @property
     def purpose(self) -> str:
@@ -313,9 +319,12 @@ def _asked(us: Sequence[Utterance], m: Meeting, st: Settings, oracle,
         # `lived`: the speaker's recent rows, for a template that opens with who it is and
         # its day, as the shipped one does.
         recent = laws.recent(live, m.now, st.recent)
+        u.lived = tuple(recent)
         worded = st.words is not None
         shown = st.shown(u.shown, m.now) if worded else list(u.shown)
         u.near = laws.near_lines(shown) if worded else {}
+        u.lines = ({i: x.text for x in shown for i in x.ids} if worded
+                   else {r.id: r.text for r in u.shown})
         u.prompt = render(st.template(TALK), name=u.name, other=u.other,
                           bond=m.bond(u.speaker, u.listener), heard=u.heard, memories=shown,
                           lived=st.shown(recent, m.now) if worded else list(recent))
@@ -374,7 +383,8 @@ def judge(u: Utterance, m: Meeting, t: TalkSettings, stream: Sequence[Memory], *
         return None
     off = laws.judge_grounded(u.text, speaker=u.name, listener=u.other, names=m.names.values(),
                               cited=laws.cited_texts({r.id: r.text for r in stream}, u.cites,
-                                                     u.near))
+                                                     u.near),
+                              shown=[u.lines[i] for i in u.cites if i in u.lines])
     return None if off is None else Rejection(off.check, off.reason)
 
 
@@ -392,10 +402,11 @@ def _sentences(prompt: str) -> set[str]:
 
 
 def _words_heard(u: Utterance) -> list[Memory]:
-    """The words inside each shown line of talk (what was said, without who said it), as rows
-    of the line's id: an answer that says them back restates that line."""
+    """The words inside each line of talk its prompt showed, in its day or among what it
+    remembers (what was said, without who said it), as rows of the line's id: an utterance
+    that says them back restates that line, and says another's words as its own."""
     out = []
-    for r in u.shown:
+    for r in dict.fromkeys((*u.shown, *u.lived)):
         if r.event == "talk" and '"' in r.text:
             words = r.text.split('"', 1)[1].rsplit('"', 1)[0]
             out.append(r._replace(text=words))

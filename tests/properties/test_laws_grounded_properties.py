@@ -1,7 +1,8 @@
 """Properties of the grounded seam (kernel.laws.grounded) over drawn villagers, rows and words:
 an answer may name its speaker, its listener and whom its cited lines name, and nobody else;
 a claim of who gave to or took from whom (a gift said by its receiver too) stands where a cited
-line says it, and its reverse falls where none does; a claim it cannot tell the parties of is not judged."""
+line says it, and its reverse falls where none does; a claim it cannot tell the parties of is not judged; words passed on stand where a cited line
+of talk has their speaker saying them."""
 
 from __future__ import annotations
 
@@ -193,7 +194,8 @@ def test_a_name_or_its_possessive_names_its_villager_and_a_name_run_into_another
 def test_inside_quotation_marks_a_pronoun_and_an_opening_verb_are_nobody(names, quoted):
     speaker, other = names[0], names[1]
     line = f'heard {other} say: "{quoted}"'
-    assert laws.claims(line, names, speaker=speaker, cited=True) == ()
+    assert laws.claims(line, names, speaker=speaker, cited=True) == (
+        Claim(laws.grounded.SAID, other, speaker),)     # who said it to whom, and nothing inside
     assert laws.claims(f'"{quoted}"', names, speaker=speaker, listener=other) == ()
 
 
@@ -206,3 +208,62 @@ def test_a_gift_said_by_its_receiver_the_wrong_way_round_is_refused_as_the_rever
                               names=names)
     assert got is not None and got.check == "ungrounded"
     assert got.reason == unclaimed(Claim(laws.grounded.GAVE, claim.other, claim.by))
+
+
+HEARD_SAYINGS = ["I heard {x} say that {f}", "{x} told me {f}", "{x} said {f}",
+                 "I heard {x} tell of {f}", "{x} had said to me {f}"]
+OWN_SAYINGS = ["I said to {y} {f}", "I told {y} {f}", "I had told {y} {f}"]
+
+
+@given(cast, st.data())
+def test_words_passed_on_stand_where_a_cited_line_of_talk_has_their_speaker_say_them(names, data):
+    speaker, x = names[0], names[1]
+    listener = data.draw(st.sampled_from([None, names[2]]))
+    f = data.draw(filler)
+    text = data.draw(st.sampled_from(HEARD_SAYINGS)).format(x=x, f=f)
+    row = f'heard {x} say: "{data.draw(lower)}"'
+    assert laws.judge_grounded(text, speaker=speaker, listener=listener, cited=[row],
+                               names=names) is None
+    own = data.draw(st.sampled_from(OWN_SAYINGS)).format(y=x, f=f)
+    assert laws.judge_grounded(own, speaker=speaker, listener=listener,
+                               cited=[f'said to {x}: "{data.draw(lower)}"'], names=names) is None
+
+
+@given(cast, st.data())
+def test_words_passed_on_without_a_cited_line_of_their_speakers_talk_are_refused_naming_the_claim(
+        names, data):
+    speaker, x, y = names[0], names[1], names[2]
+    f = data.draw(filler)
+    # y is named in a cited line, so the naming check passes; y said nothing in any of them
+    cited = [f"{y} walked to the well", f'heard {x} say: "{data.draw(lower)}"']
+    text = data.draw(st.sampled_from(HEARD_SAYINGS)).format(x=y, f=f)
+    got = laws.judge_grounded(text, speaker=speaker, cited=cited, names=names)
+    assert got is not None and got.check == "ungrounded"
+    claim = laws.claims(text, names, speaker=speaker)[0]
+    assert claim.by == y and got.reason == unclaimed(claim)
+    own = data.draw(st.sampled_from(OWN_SAYINGS)).format(y=y, f=f)
+    got = laws.judge_grounded(own, speaker=speaker, cited=cited, names=names)
+    assert got is not None and got.reason == unclaimed(Claim(laws.grounded.SAID, speaker, y))
+
+
+YOU_LINES = st.sampled_from(["you came to live in the south wood", "you ate plums in the orchard",
+                             "Ander broke your cart and never paid", "you walked about the mill field",
+                             "Mose handed you two parcels by the well"])
+
+
+@given(cast, YOU_LINES, filler, filler)
+def test_an_utterance_saying_a_cited_lines_you_and_the_words_after_it_is_always_refused(
+        names, line, before, after):
+    speaker, listener = names[0], names[1]
+    words = line.split()
+    k = next(i for i, w in enumerate(words) if w in ("you", "your"))
+    text = f"{before} {' '.join(words[k:])} {after}"
+    got = laws.judge_grounded(text, speaker=speaker, listener=listener, cited=[line],
+                              names=[n for n in names if n not in ("Ander", "Mose")])
+    assert got is not None and got.check == "ungrounded"
+    assert got.reason == laws.grounded.miscopied(" ".join(words[k:k + laws.grounded.COPIED]),
+                                                 speaker, listener)
+    # in a thought, whose "you" is its speaker as the line's is, the same words stand
+    assert laws.grounded.copied_you(text, [line]) is not None
+    assert laws.judge_grounded(text, speaker=speaker, cited=[line],
+                               names=[n for n in names if n not in ("Ander", "Mose")]) is None

@@ -61,10 +61,10 @@ def test_a_row_worded_with_places_keeps_its_direction(row, claim):
      (Claim("took", "Mose", "Halla"), Claim("gave", "Halla", "Ander"))),
     ("Ander was given bread by Mose", ()),       # the passive: no subject before the verb
     ("Mose did not give Ander anything", ()),
-    ("Mose said he gave bread to Ander", ()),
+    ("Mose said he gave bread to Ander", (Claim("said", "Mose", None),)),   # not the gift
     ("Mose passed Ander on the road", ()),       # pass gives only "to" someone
     ("The miller gave the baker bread", ()),     # nobody of the village
-    ('Mose said: "I gave you bread"', ()),       # who is "I" in a quote is not known
+    ('Mose said: "I gave you bread"', (Claim("said", "Mose", None),)),   # a quote's "I": nobody
     ("I received 2 dozen parcels from Ander today.", (Claim("gave", "Ander", "Halla"),)),
     ("Mose got bread from Ander", (Claim("gave", "Ander", "Mose"),)),   # a gift, said by its receiver
     ("I got up from the bench near Ander", ()),  # "from" no villager: no claim
@@ -153,3 +153,88 @@ def test_a_verb_after_and_shares_the_party_its_sentence_opens_with():
     assert got is not None and got.check == "ungrounded" and "Bertil took" in got.reason
     assert judge_grounded("Rasmus came near and took parcels out of Liesel's hands.",
                           speaker="Bertil", cited=cited, names=names) is None
+
+
+@pytest.mark.parametrize("text, claims", [
+    ('heard Ander say: "I ate bread"', (Claim("said", "Ander", "Halla"),)),   # a listener's row
+    ('said to Ander: "I ate bread"', (Claim("said", "Halla", "Ander"),)),     # a speaker's row
+    ("I heard Mose say that Ander ate bread", (Claim("said", "Mose", "Halla"),)),
+    ("I said to Mose this morning that I ate", (Claim("said", "Halla", "Mose"),)),
+    ("Ander told me about the well", (Claim("said", "Ander", "Halla"),)),
+    ("Mose said that he walked to Ander", (Claim("said", "Mose", None),)),  # "to" not right after
+    ("I say we share the bread", ()),           # the saying itself, not a report of it
+    ("Mose was told about the well", ()),       # the passive: no subject
+])
+def test_words_passed_on_say_who_said_them_to_whom(text, claims):
+    assert laws.claims(text, NAMES, speaker="Halla", cited=text.startswith(("heard", "said"))) == claims
+
+
+def test_words_passed_on_stand_only_on_a_cited_line_of_their_speakers_talk():
+    heard = 'heard Mose say: "I came to live in the orchard"'
+    assert laws.judge_grounded("I heard Mose say that he came to live in the orchard.",
+                               speaker="Halla", cited=[heard], names=NAMES) is None
+    assert laws.judge_grounded("Mose said he lives in the orchard.", speaker="Halla",
+                               cited=[heard], names=NAMES) is None
+    got = laws.judge_grounded("I said to Mose this morning that Ander ate bread.",
+                              speaker="Halla", cited=["Mose ate bread", "Ander ate bread"],
+                              names=NAMES)
+    assert (got.check, got.reason) == (
+        "ungrounded", "says Halla said to Mose, and no cited line has Halla saying anything to Mose")
+    got = laws.judge_grounded("Ander told me that Mose ate bread.", speaker="Halla",
+                              cited=[heard, "Ander ate bread"], names=NAMES)
+    assert got.reason == ("says Ander said to Halla, and no cited line has Ander saying "
+                          "anything to Halla")
+    got = laws.judge_grounded("Ander said that Mose ate.", speaker="Halla",
+                              cited=[heard, "Ander ate bread"], names=NAMES)
+    assert got.reason == "says Ander said something, and no cited line has Ander saying anything"
+
+
+def test_in_an_utterance_words_the_listener_said_stand_on_the_line_that_heard_them():
+    heard = 'heard Ander say: "I ate bread"'
+    assert laws.judge_grounded("You told me you ate bread.", speaker="Halla", listener="Ander",
+                               cited=[heard], names=NAMES) is None
+    got = laws.judge_grounded("You told me you ate bread.", speaker="Halla", listener="Ander",
+                              cited=["Ander ate bread"], names=NAMES)
+    assert got.check == "ungrounded"
+
+
+def test_an_utterance_that_says_a_cited_lines_you_of_its_listener_is_refused_naming_the_words():
+    shown = ["you came to live in the south wood this morning",
+             'you heard Mose say this morning: "I came to live on the green this morning."']
+    got = laws.judge_grounded("I remember that you came to live in the south wood this morning.",
+                              speaker="Ander", listener="Mose", cited=shown, names=NAMES)
+    assert (got.check, got.reason) == (
+        "ungrounded", 'says "you came to live in" to Mose, and in its cited line "you" is '
+                      'Ander, not Mose')
+    got = laws.judge_grounded("I remember that Mose broke your cart and never paid.",
+                              speaker="Halla", listener="Mose",
+                              cited=["Mose broke your cart and never paid"], names=NAMES)
+    assert got.reason.startswith('says "your cart and never paid" to Mose')
+
+
+def test_a_you_the_listener_said_and_a_you_in_other_words_stand():
+    shown = ["you came to live in the south wood this morning",
+             'you heard Mose say this morning: "I came to live on the green this morning."']
+    for said in ("I remember that you came to live on the green this morning.",   # Mose's own
+                 "I came to live in the south wood this morning."):                # "I" for you
+        assert laws.judge_grounded(said, speaker="Ander", listener="Mose", cited=shown,
+                                   names=NAMES) is None
+    # a thought's "you" is its speaker: the same words stand there
+    assert laws.judge_grounded("You came to live in the south wood this morning.",
+                               speaker="Ander", cited=shown, names=NAMES) is None
+
+
+def test_the_third_check_reads_the_lines_as_the_prompt_showed_them_where_it_is_given():
+    said = "I remember that you came to live in the south wood."
+    assert laws.judge_grounded(said, speaker="Ander", listener="Mose",
+                               cited=["came to live in the south wood"], names=NAMES) is None
+    got = laws.judge_grounded(said, speaker="Ander", listener="Mose",
+                              cited=["came to live in the south wood"], names=NAMES,
+                              shown=["you came to live in the south wood"])
+    assert got is not None and got.check == "ungrounded"
+
+
+def test_words_passed_on_twice_stand_on_the_line_that_passed_them_on():
+    relayed = 'heard Mose say: "I heard Ander say that Corin ate bread."'
+    assert laws.judge_grounded("Mose heard Ander say that Corin ate bread.", speaker="Halla",
+                               cited=[relayed], names=NAMES) is None
