@@ -3,11 +3,12 @@ gave to or took from whom.
 
 This module owns `named` (the villagers a text names), `claims` (who it says gave to or took
 from whom, or said words to whom), `copied_you` (a cited line's "you" an utterance says of
-its listener), `judge_grounded` (the first of the three checks a thought, an utterance or an
-interview answer fails, a `StatementRefusal` of check `ungrounded`) and the wording of each
-refusal. The model proposes, this code checks: the round that judges an answer hands in its
-speaker, its listener (talk only), the texts of the rows it cites (a cited thought's text is
-its line) and the name of every villager of its world. It must not call a model, read the
+its listener), `quoted_i` (a quoted "I" said as the speaker's own), `judge_grounded` (the first
+of the four checks a thought, an utterance or an interview answer fails, a `StatementRefusal`
+of check `ungrounded`) and the wording of each refusal. The model proposes, this code checks:
+the round that judges an answer hands in its speaker, its listener (talk only), the texts of
+the rows it cites (a cited thought's text is its line) and the name of every villager of its
+world. It must not call a model, read the
 log, or know where a line came from; it is no parser of English, only the few shapes below.
 
 **Words.** A text is read, after NFKC, as words: runs of letters, an apostrophe or a hyphen
@@ -73,7 +74,12 @@ somebody).
    "you" is the speaker and an utterance's the listener, so "I remember that you came to live
    in the south wood", citing the speaker's own "you came to live in the south wood", says the
    listener did what the speaker did. What a cited line quotes is left out: its "you" is
-   whoever was spoken to there.
+   whoever was spoken to there;
+4. no "I", "me" or "my" of what a cited line quotes another villager saying is said outside
+   quotation marks with the words after it (as in the third check): there "I" was the one
+   quoted, here it is the speaker, so "I heard Yusuf say I came to live in the north field",
+   citing `heard Yusuf say: "I came to live in the north field"`, says the speaker came.
+   Words passed on say "he" or "she", or quote.
 """
 
 from __future__ import annotations
@@ -372,6 +378,37 @@ def copied_you(text: str, cited: Iterable[str]) -> str | None:
     return None
 
 
+def _quoted(text: str) -> list[list[str]]:
+    """The words of each quoted sentence of `text`, casefolded."""
+    runs: dict[int, list[str]] = {}
+    for w, sentence, quoted in _tokens(text):
+        if quoted:
+            runs.setdefault(sentence, []).append(w.casefold())
+    return list(runs.values())
+
+
+def quoted_i(text: str, cited: Iterable[str], *, speaker: str,
+             names: Iterable[str]) -> tuple[str, str] | None:
+    """Who a cited line quotes and the words of the quote from its "I", "me" or "my" on that
+    `text` says outside quotation marks (the fourth check), or None where it says none."""
+    said = " " + " ".join(_unquoted(text)) + " "
+    for line in cited:
+        by = [c.by for c in claims(line, names, speaker=speaker, cited=True)
+              if c.verb == SAID and c.by != speaker]
+        for run in _quoted(line) if by else ():
+            for k, w in enumerate(run):
+                words = run[k:k + COPIED]
+                if w in _ME and len(words) >= 3 and f" {' '.join(words)} " in said:
+                    return by[0], " ".join(words)
+    return None
+
+
+def misquoted(words: str, quoted: str) -> str:
+    """The refusal's reason for a text that says `quoted`'s `words` in its own voice."""
+    words = " ".join("I" if w == "i" else w for w in words.split())
+    return f'says "{words}" as its own, and in its cited line "I" is {quoted}'
+
+
 def miscopied(words: str, speaker: str, listener: str) -> str:
     """The refusal's reason for an utterance that says a cited line's `words`, whose "you" was
     `speaker`, to `listener`."""
@@ -396,7 +433,7 @@ def unclaimed(claim: Claim) -> str:
 def judge_grounded(text: str, *, speaker: str, cited: Iterable[str], names: Iterable[str],
                    listener: str | None = None,
                    shown: Iterable[str] | None = None) -> StatementRefusal | None:
-    """The first check of the three (the rules above) that `text` fails, or None when it stands.
+    """The first check of the four (the rules above) that `text` fails, or None when it stands.
 
     `speaker` says it, to `listener` where it is an utterance; `cited` are the texts of the rows
     it cites; `names` the name of every villager of its world (the speaker's and listener's
@@ -421,4 +458,7 @@ def judge_grounded(text: str, *, speaker: str, cited: Iterable[str], names: Iter
         text, lines if shown is None else [_text("a shown line", c) for c in shown])
     if copied is not None:
         return StatementRefusal(UNGROUNDED, miscopied(copied, speaker, listener))
+    quoted = quoted_i(text, lines, speaker=speaker, names=everyone)
+    if quoted is not None:
+        return StatementRefusal(UNGROUNDED, misquoted(quoted[1], quoted[0]))
     return None

@@ -267,3 +267,23 @@ def test_an_utterance_saying_a_cited_lines_you_and_the_words_after_it_is_always_
     assert laws.grounded.copied_you(text, [line]) is not None
     assert laws.judge_grounded(text, speaker=speaker, cited=[line],
                                names=[n for n in names if n not in ("Ander", "Mose")]) is None
+
+
+QUOTES = st.sampled_from(["I came to live in the north field", "I gathered plums in the orchard",
+                          "my cart broke by the well", "I ate oats this morning"])
+
+
+@given(cast, QUOTES, filler, st.sampled_from([None, 2]))
+def test_a_quoted_villagers_i_said_outside_quotation_marks_is_always_refused_and_he_always_stands(
+        names, quote, after, listener):
+    speaker, quoted = names[0], names[1]
+    listener = None if listener is None else names[listener]
+    line = f'heard {quoted} say: "{quote}"'
+    text = f"I heard {quoted} say {quote} {after}"
+    got = laws.judge_grounded(text, speaker=speaker, listener=listener, cited=[line], names=names)
+    words = quote.casefold().split()[:laws.grounded.COPIED]
+    assert got is not None and got.reason == laws.grounded.misquoted(" ".join(words), quoted)
+    third = {"i": "he", "my": "his", "me": "him"}
+    retold = " ".join(third.get(w.casefold(), w) for w in quote.split())
+    assert laws.judge_grounded(f"I heard {quoted} say {retold} {after}", speaker=speaker,
+                               listener=listener, cited=[line], names=names) is None

@@ -238,3 +238,24 @@ def test_words_passed_on_twice_stand_on_the_line_that_passed_them_on():
     relayed = 'heard Mose say: "I heard Ander say that Corin ate bread."'
     assert laws.judge_grounded("Mose heard Ander say that Corin ate bread.", speaker="Halla",
                                cited=[relayed], names=NAMES) is None
+
+
+def test_a_quoted_i_said_as_the_speakers_own_is_refused_and_he_or_a_quote_stands():
+    heard = 'heard Mose say: "I came to live in the north field this morning."'
+    got = laws.judge_grounded("I heard Mose say I came to live in the north field this morning.",
+                              speaker="Halla", listener="Ander", cited=[heard], names=NAMES)
+    assert (got.check, got.reason) == (
+        "ungrounded", 'says "I came to live in" as its own, and in its cited line "I" is Mose')
+    for said in ("I heard Mose say he came to live in the north field this morning.",
+                 'I heard Mose say: "I came to live in the north field this morning."'):
+        assert laws.judge_grounded(said, speaker="Halla", listener="Ander", cited=[heard],
+                                   names=NAMES) is None
+    # a thought too: the quoted "I" was Mose there as well
+    assert laws.judge_grounded("Mose said I came to live in the north field.", speaker="Halla",
+                               cited=[heard], names=NAMES).check == "ungrounded"
+
+
+def test_the_speakers_own_words_said_again_in_part_are_its_own():
+    own = 'said to Ander: "I gathered plums in the orchard this morning."'
+    assert laws.judge_grounded("I gathered plums in the orchard and walked.", speaker="Halla",
+                               listener="Mose", cited=[own], names=NAMES) is None
