@@ -41,6 +41,7 @@ from kernel.laws.basins import (
 )
 from kernel.laws.grounded import Claim, claims, judge_grounded, named
 from kernel.laws.memory import KINDS, Memory, ThoughtWeight
+from kernel.laws.person import first_person
 from kernel.laws.reflection import Verdict, cite, depth, due, next_due, recent, reflected
 from kernel.laws.retrieval import (
     PLACES,
@@ -109,6 +110,7 @@ __all__ = [
     "entropy",
     "felt",
     "judge_grounded",
+    "first_person",
     "judge_statement",
     "named",
     "next_due",

@@ -365,15 +365,21 @@ def _unquoted(text: str) -> list[str]:
     return [w.casefold() for w, _, quoted in _tokens(text) if not quoted]
 
 
+_AS_YOU = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself"}
+
+
 def copied_you(text: str, cited: Iterable[str]) -> str | None:
     """The words of a cited line from its "you" or "your" on that `text` says again (the
-    third check), or None where it says none."""
+    third check), or None where it says none. A line shown in the speaker's own words
+    (`laws.first_person`: "I came to live in the south wood") is read with its "I", "me" and
+    "my" as the "you" and "your" they were."""
     said = " " + " ".join(_unquoted(text)) + " "
     for line in cited:
         words = _unquoted(line)
         for k, w in enumerate(words):
-            run = words[k:k + COPIED]
-            if w in _YOU and len(run) >= 3 and f" {' '.join(run)} " in said:
+            run = [_AS_YOU.get(w, w), *words[k + 1:k + COPIED]]
+            if ((w in _YOU or w in _AS_YOU) and len(run) >= 3
+                    and f" {' '.join(run)} " in said):
                 return " ".join(run)
     return None
 

@@ -43,7 +43,7 @@ through the oracle it is handed.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -321,13 +321,14 @@ def _asked(us: Sequence[Utterance], m: Meeting, st: Settings, oracle,
         recent = laws.recent(live, m.now, st.recent)
         u.lived = tuple(recent)
         worded = st.words is not None
-        shown = st.shown(u.shown, m.now) if worded else list(u.shown)
+        shown = [_own(x) for x in st.shown(u.shown, m.now)] if worded else list(u.shown)
         u.near = laws.near_lines(shown) if worded else {}
         u.lines = ({i: x.text for x in shown for i in x.ids} if worded
                    else {r.id: r.text for r in u.shown})
         u.prompt = render(st.template(TALK), name=u.name, other=u.other,
                           bond=m.bond(u.speaker, u.listener), heard=u.heard, memories=shown,
-                          lived=st.shown(recent, m.now) if worded else list(recent))
+                          lived=([_own(x) for x in st.shown(recent, m.now)] if worded
+                                 else list(recent)))
         lines = {r.id: r.text for r in u.shown}
         u.schema = talk_schema([r.id for r in u.shown], t.chars, lines=lines, bounded=st.bounded)
         asks.append(calls.ask(st, u.purpose, u.prompt, u.schema, u.seed, limit=t.limit))
@@ -399,6 +400,12 @@ def _sentences(prompt: str) -> set[str]:
             if piece.strip():
                 out.add(laws.plain(piece))
     return out
+
+
+def _own(line: laws.Line) -> laws.Line:
+    """A shown line in the speaker's own words (`laws.first_person`): a meeting's prompt asks it
+    to speak to another, whose "you" that other is."""
+    return replace(line, text=laws.first_person(line.text))
 
 
 def _words_heard(u: Utterance) -> list[Memory]:
