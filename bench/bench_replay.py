@@ -43,7 +43,7 @@ def _parts(sc: msc.Scenario, repeats: int = 3) -> dict[str, float]:
     """The replay's parts timed alone: the world's steps, encoding their frames for the log
     (the codec's way and the log's fast encoder), and perceiving them."""
     from kernel import events as ev
-    from kernel.engine.run import world_frames
+    from kernel.engine.frames import world_frames
     from kernel.log import encode
 
     frames = [(f.tick, f.events) for f in world_frames(sc.world, sc.ticks)]
