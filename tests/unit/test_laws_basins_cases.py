@@ -144,19 +144,21 @@ def test_entropy_edge_cases_are_the_seed_s():
         laws.entropy([0.5, -0.1])
 
 
-def test_the_four_trajectories_are_checked_in_order():
-    def state(*steps):
-        return laws.BasinsState(
-            basins=tuple(
-                laws.Basin(f"b{i}", f"b{i}", after, trajectory=(before, after))
-                for i, (before, after) in enumerate(steps)
-            )
+def _state(*steps):
+    """A state of one basin a step, each (weight before, weight after), named b0, b1, ..."""
+    return laws.BasinsState(
+        basins=tuple(
+            laws.Basin(f"b{i}", f"b{i}", after, trajectory=(before, after))
+            for i, (before, after) in enumerate(steps)
         )
+    )
 
-    assert laws.trajectory(state((0.5, 0.58), (0.5, 0.44))) == laws.CONVERGING
-    assert laws.trajectory(state((0.5, 0.3), (0.5, 0.7))) == laws.RESTRUCTURING
-    assert laws.trajectory(state((0.8, 0.7), (0.5, 0.6), (0.5, 0.5))) == laws.DIVERGING
-    assert laws.trajectory(state((0.52, 0.51), (0.5, 0.49))) == laws.STABLE
+
+def test_the_four_trajectories_are_checked_in_order():
+    assert laws.trajectory(_state((0.5, 0.58), (0.5, 0.44))) == laws.CONVERGING
+    assert laws.trajectory(_state((0.5, 0.3), (0.5, 0.7))) == laws.RESTRUCTURING
+    assert laws.trajectory(_state((0.8, 0.7), (0.5, 0.6), (0.5, 0.5))) == laws.DIVERGING
+    assert laws.trajectory(_state((0.52, 0.51), (0.5, 0.49))) == laws.STABLE
     assert laws.trajectory(seeded()) == laws.STABLE
 
 
@@ -211,23 +213,15 @@ def test_the_emerging_patterns_are_the_last_update_s_not_an_accumulation():
 
 
 def test_converging_needs_the_top_basin_to_have_grown_and_restructuring_is_checked_before_diverging():
-    def state(*steps):
-        return laws.BasinsState(
-            basins=tuple(
-                laws.Basin(f"b{i}", f"b{i}", after, trajectory=(before, after))
-                for i, (before, after) in enumerate(steps)
-            )
-        )
-
     # mean step 0.0625 with the top basin (0.75) grown: converging
-    assert laws.trajectory(state((0.625, 0.75), (0.5, 0.5))) == laws.CONVERGING
+    assert laws.trajectory(_state((0.625, 0.75), (0.5, 0.5))) == laws.CONVERGING
     # the same mean with the top basin shrunk: diverging
-    assert laws.trajectory(state((0.875, 0.75), (0.5, 0.5))) == laws.DIVERGING
+    assert laws.trajectory(_state((0.875, 0.75), (0.5, 0.5))) == laws.DIVERGING
     # mean 0.125 with the top basin grown: too much movement to converge, diverging
-    assert laws.trajectory(state((0.5, 0.75), (0.5, 0.5))) == laws.DIVERGING
+    assert laws.trajectory(_state((0.5, 0.75), (0.5, 0.5))) == laws.DIVERGING
     # mean 0.25, above both 0.15 and 0.05: restructuring, checked first
-    assert laws.trajectory(state((0.25, 0.75), (0.5, 0.5))) == laws.RESTRUCTURING
+    assert laws.trajectory(_state((0.25, 0.75), (0.5, 0.5))) == laws.RESTRUCTURING
     # a basin with one weight (just born) is not counted in the mean
     born = laws.Basin("new", "new", 0.4, trajectory=(0.4,))
-    only = laws.BasinsState(basins=(*state((0.5, 0.75), (0.5, 0.5)).basins, born))
+    only = laws.BasinsState(basins=(*_state((0.5, 0.75), (0.5, 0.5)).basins, born))
     assert laws.trajectory(only) == laws.DIVERGING
